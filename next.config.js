@@ -1,0 +1,13 @@
+// Next.js configuration. Native modules stay external; the custom server (server.ts) is the entry point.
+/** @type {import('next').NextConfig} */
+module.exports = {
+  // server.ts points this at .builds/<source hash>, so a rebuild never replaces a running server's build.
+  distDir: process.env.DARKROOM_DIST_DIR || ".next",
+  poweredByHeader: false,
+  reactStrictMode: true,
+  serverExternalPackages: ["better-sqlite3", "sharp", "busboy"],
+  // Type checking runs once in `npm test` (tests/unit/typecheck.test.ts); `npm start` need not repeat it.
+  // Next appends each distDir to its tsconfig's include; it gets a generated, git-ignored one that extends
+  // tsconfig.json (written by lib/ops/build.ts), so builds never rewrite tracked files.
+  typescript: { ignoreBuildErrors: true, tsconfigPath: "tsconfig.next.json" },
+};

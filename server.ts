@@ -1,0 +1,72 @@
+// The production server behind `npm start`: builds when needed, then serves Next through a plain
+// node:http server that records each socket's address where clients cannot forge it.
+import crypto from "node:crypto";
+import http from "node:http";
+import path from "node:path";
+import next from "next";
+import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
+import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
+import { ConfigError, parseConfig } from "./lib/config";
+import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
+
+async function main() {
+  const dev = process.argv.includes("--dev");
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  const root = path.resolve(__dirname);
+
+  const config = parseConfig(process.env);
+  const proxies = parseTrustedProxies(config.trustedProxies);
+  ensureNextTsconfig(root);
+  if (!dev) process.env.DARKROOM_DIST_DIR = ensureBuild(root);
+
+  // Route handlers run in this process and accept the peer headers only with this token.
+  const token = crypto.randomBytes(32).toString("hex");
+  process.env[PEER_TOKEN_ENV] = token;
+
+  const app = next({ dev, dir: root, hostname: config.hostname ?? "localhost", port: config.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  const server = http.createServer((req, res) => {
+    delete req.headers[PEER_IP_HEADER];
+    delete req.headers[PEER_TOKEN_HEADER];
+    const ip = resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies);
+    if (ip) {
+      req.headers[PEER_IP_HEADER] = ip;
+      req.headers[PEER_TOKEN_HEADER] = token;
+    }
+    handle(req, res).catch((err: unknown) => {
+      console.error(JSON.stringify({ level: "error", msg: "request handler crashed", error: String(err) }));
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader("Content-Type", "application/json");
+        res.end(JSON.stringify({ success: false, error: { code: "server_error", message: "Unexpected server error.", request_id: "" } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  // Uploads are streamed and capped by the routes; these only bound idle and header time.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 300_000;
+  server.keepAliveTimeout = 5_000;
+
+  const shutdown = () => {
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+
+  server.listen(config.port, config.hostname, () => {
+    const addr = server.address();
+    const port = typeof addr === "object" && addr ? addr.port : config.port;
+    console.log(`darkroom: ready on http://${config.hostname ?? "localhost"}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`);
+  });
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error("darkroom: failed to start:", err instanceof Error ? err.message : err);
+  process.exit(1);
+});
