@@ -1,0 +1,9 @@
+// POST /api/enhance – enhance and upscale an uploaded photo.
+import { withApi } from "@/lib/api/with-api";
+import { parseEnhance } from "@/lib/api/parse-enhance";
+import { enhanceImage } from "@/lib/enhance/enhance";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = withApi({ policy: "enhance", parse: parseEnhance, run: enhanceImage });

@@ -1,0 +1,20 @@
+// POST /api/generate – generate an image from a prompt.
+import { withApi } from "@/lib/api/with-api";
+import { parseGenerate } from "@/lib/api/parse-generate";
+import { ApiError } from "@/lib/api/errors";
+import { generateImage } from "@/lib/engines/generate";
+import { checkPrompt } from "@/lib/filter/content-filter";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = withApi({
+  policy: "generate",
+  parse: parseGenerate,
+  filter: (input) => {
+    if (!checkPrompt(input.prompt).allowed) {
+      throw new ApiError("content_filtered", "The prompt was rejected by the content safety filter. Please rephrase it.");
+    }
+  },
+  run: generateImage,
+});

@@ -1,0 +1,21 @@
+// POST /api/waitlist – join the Pro waitlist; open to anyone.
+import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
+import { nextUtcMidnightMs } from "@/lib/api/headers";
+import { getServices } from "@/lib/services";
+import type { Usage } from "@/lib/store/types";
+import { joinWaitlist } from "@/lib/waitlist";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function POST(req: Request): Promise<Response> {
+  const requestId = newRequestId();
+  const svc = getServices();
+  let usage: Usage = { limit: svc.buckets.waitlistSignups.limit, used: 0, remaining: svc.buckets.waitlistSignups.limit, resetMs: nextUtcMidnightMs() };
+  try {
+    const body = await joinWaitlist(req, svc, (u) => (usage = u));
+    return respond(200, body, requestId, usage);
+  } catch (err) {
+    return errorResponse(err, requestId, usage);
+  }
+}

@@ -1,0 +1,29 @@
+// One table maps every error code to its HTTP status and default message.
+export const ERROR_CODES = {
+  invalid_request: { status: 400, message: "The request body is not valid for this endpoint." },
+  invalid_prompt: { status: 400, message: "Prompt must be 1 to 400 characters." },
+  invalid_model: { status: 400, message: "Unsupported model." },
+  invalid_style: { status: 400, message: "Unsupported style." },
+  invalid_ratio: { status: 400, message: "Ratio must be one of 1:1, 16:9, 9:16." },
+  invalid_seed: { status: 400, message: "Seed must be an integer from 0 to 4294967295." },
+  invalid_negative_prompt: { status: 400, message: "Negative prompt must be a string of at most 400 characters." },
+  invalid_image: { status: 400, message: "The image must be a PNG, JPEG, WebP, AVIF or GIF file." },
+  invalid_strength: { status: 400, message: "Strength must be a number from 0 to 1." },
+  invalid_scale: { status: 400, message: "Scale must be 2 or 4." },
+  invalid_email: { status: 400, message: "Please enter a valid email address." },
+  invalid_use_case: { status: 400, message: "Use case must be at most 500 characters." },
+  image_too_large: { status: 413, message: "The image is too large." },
+  unauthorized: { status: 401, message: "A valid API key is required." },
+  content_filtered: { status: 422, message: "The prompt was rejected by the content safety filter. Please rephrase it." },
+  rate_limited: { status: 429, message: "Rate limit reached." },
+  busy: { status: 503, message: "The service is at capacity. Please retry shortly." },
+  generation_failed: {
+    status: 500,
+    message: "The image model failed to generate an image. Please retry with the same or a different model.",
+  },
+  server_error: { status: 500, message: "Unexpected server error." },
+  not_found: { status: 404, message: "Not found." },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];

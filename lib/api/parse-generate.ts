@@ -1,0 +1,25 @@
+// Validates a generate body field by field, in the contract's order, into one error code.
+import { ApiError } from "./errors";
+import { readJsonObject } from "./read-json";
+import { GENERATE_FIELD_CODES, generateRequestSchema, type GenerateRequest } from "@/lib/schemas/generate";
+import { ERROR_CODES } from "./error-codes";
+
+export function validateGenerate(body: Record<string, unknown>): GenerateRequest {
+  const parsed = generateRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const failing = new Set(parsed.error.issues.map((i) => i.path[0]));
+  for (const [field, code] of GENERATE_FIELD_CODES) {
+    if (failing.has(field)) throw new ApiError(code, messageFor(code));
+  }
+  throw new ApiError("invalid_request");
+}
+
+function messageFor(code: keyof typeof ERROR_CODES): string {
+  if (code === "invalid_model") return "Unsupported model. Use one of: alpha-pro, beta-3, gamma-xl-1024-v1-0, alpha-schnell.";
+  if (code === "invalid_style") return "Unsupported style. GET /api/status lists the style presets.";
+  return ERROR_CODES[code].message;
+}
+
+export async function parseGenerate(req: Request): Promise<GenerateRequest> {
+  return validateGenerate(await readJsonObject(req));
+}

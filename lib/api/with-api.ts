@@ -1,0 +1,161 @@
+// The one wrapper around every quota'd route: identify → input → filter → quota → work → error mapping.
+import crypto from "node:crypto";
+import { ApiError, UnavailableError } from "./errors";
+import { nextUtcMidnightMs, rateLimitHeaders, secondsUntil } from "./headers";
+import { identifyCaller, identityOfIp, readClientIp, type Caller } from "@/lib/auth/identify";
+import { log, describeError } from "@/lib/log";
+import { dailyBucketOf, type PolicyName } from "@/lib/quota/policies";
+import { getServices, type Services } from "@/lib/services";
+import type { Bucket, Take, Usage } from "@/lib/store/types";
+import type { ErrorBody } from "@/lib/schemas/errors";
+
+export type Context = {
+  req: Request;
+  requestId: string;
+  caller: Caller;
+  svc: Services;
+  /** The daily bucket this endpoint counts on for this caller. */
+  bucket: Bucket;
+  /** The unit taken for this request (generate/enhance only). */
+  lease?: Take;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+  /** The app's own origin, for URLs when no CDN base is set. */
+  origin: string;
+};
+
+type Spec<I> = {
+  policy: PolicyName;
+  parse: (req: Request, ctx: Omit<Context, "lease">) => Promise<I>;
+  /** Throws ApiError("content_filtered") to reject. */
+  filter?: (input: I) => void;
+  run: (input: I, ctx: Context) => Promise<Record<string, unknown>>;
+};
+
+export function newRequestId(): string {
+  return `req_${crypto.randomBytes(12).toString("hex")}`;
+}
+
+export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const requestId = newRequestId();
+    let svc: Services | undefined;
+    let usage: Usage | undefined;
+    let reportOn: { bucket: Bucket; identity: string } | undefined;
+    try {
+      svc = getServices();
+      const services = svc;
+      let caller: Caller;
+      try {
+        caller = await identifyCaller(req, services);
+      } catch (err) {
+        // A 401 describes the caller IP's Free generation bucket.
+        reportOn = { bucket: services.buckets.freeGenerations, identity: identityOfIp(readClientIp(req, services)) };
+        throw err;
+      }
+      const bucket = dailyBucketOf(services.buckets, spec.policy, caller.plan);
+      reportOn = { bucket, identity: caller.identity };
+      const base = { req, requestId, caller, svc: services, bucket, signal: req.signal, origin: originOf(req) };
+
+      const input = await spec.parse(req, base);
+      spec.filter?.(input);
+
+      let lease: Take | undefined;
+      if (spec.policy === "status") {
+        // Status must keep answering (as "degraded") while the store is down, so the guard alone fails open.
+        const guard = await services.store.take(services.buckets.statusGuard, caller.identity).catch((err) => {
+          if (isUnavailable(err)) return null;
+          throw err;
+        });
+        if (guard && !guard.ok) {
+          throw new ApiError("rate_limited", `Too many status calls: at most ${guard.limit} per minute.`, {
+            retryAfter: secondsUntil(guard.resetMs),
+          });
+        }
+      } else {
+        lease = await services.store.take(bucket, caller.identity);
+        usage = lease;
+        if (!lease.ok) throw quotaError(lease, caller);
+      }
+
+      let body: Record<string, unknown>;
+      try {
+        body = await spec.run(input, { ...base, lease });
+      } catch (err) {
+        if (lease?.ok) {
+          await services.store.refund(bucket, caller.identity, lease.windowStart).catch((e) =>
+            log.error("refund failed", { request_id: requestId, ...describeError(e) }),
+          );
+          usage = { ...lease, used: lease.used - 1, remaining: lease.remaining + 1 };
+        }
+        throw err;
+      }
+      usage ??= await services.store.peek(bucket, caller.identity).catch(() => fallbackUsage(bucket));
+      return respond(200, body, requestId, usage);
+    } catch (err) {
+      const apiError = toApiError(err, requestId);
+      if (!usage && reportOn && svc) {
+        usage = await svc.store.peek(reportOn.bucket, reportOn.identity).catch(() => undefined);
+      }
+      return errorResponse(apiError, requestId, usage ?? fallbackUsage(reportOn?.bucket));
+    }
+  };
+}
+
+/** The contract's error body for any thrown value; unexpected errors are logged and never echoed. */
+export function errorResponse(err: unknown, requestId: string, usage: Usage): Response {
+  const apiError = toApiError(err, requestId);
+  const body: ErrorBody = {
+    success: false,
+    error: { code: apiError.code, message: apiError.message, request_id: requestId },
+  };
+  return respond(apiError.status, body, requestId, usage, apiError.retryAfter);
+}
+
+function quotaError(lease: Take, caller: Caller): ApiError {
+  const resetAt = new Date(lease.resetMs).toISOString();
+  const message =
+    caller.plan === "free"
+      ? `Daily free limit of ${lease.limit} reached. It resets at ${resetAt} (midnight UTC). For more, join the Pro waitlist at /waitlist.`
+      : `Daily limit of ${lease.limit} requests for this key reached. It resets at ${resetAt} (midnight UTC).`;
+  return new ApiError("rate_limited", message, { retryAfter: secondsUntil(lease.resetMs) });
+}
+
+function toApiError(err: unknown, requestId: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (isUnavailable(err)) {
+    log.warn("dependency unavailable", { request_id: requestId, ...describeError(err) });
+    return new ApiError("busy", "A service dependency is unavailable. Please retry shortly.", { retryAfter: 5 });
+  }
+  log.error("unhandled error", { request_id: requestId, ...describeError(err) });
+  return new ApiError("server_error");
+}
+
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof UnavailableError || (err instanceof Error && err.name === "StoreUnavailableError");
+}
+
+function fallbackUsage(bucket: Bucket | undefined): Usage {
+  const limit = bucket?.limit ?? 0;
+  return { limit, used: 0, remaining: 0, resetMs: nextUtcMidnightMs() };
+}
+
+export function respond(status: number, body: unknown, requestId: string, usage: Usage, retryAfter?: number): Response {
+  const headers: Record<string, string> = {
+    "Cache-Control": "no-store",
+    "X-Request-Id": requestId,
+    ...rateLimitHeaders(usage),
+  };
+  if (status === 429 || status === 503) headers["Retry-After"] = String(retryAfter ?? secondsUntil(usage.resetMs));
+  return Response.json(body, { status, headers });
+}
+
+const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** The origin clients reached us on; a malformed Host header falls back to the request URL. */
+export function originOf(req: Request): string {
+  const host = req.headers.get("host");
+  const url = new URL(req.url);
+  if (host && HOST_PATTERN.test(host)) return `${url.protocol}//${host}`;
+  return url.origin;
+}

@@ -1,0 +1,45 @@
+// Pro API keys: shown once, stored only as an HMAC-SHA-256 under the pepper plus their last 4 characters.
+import crypto from "node:crypto";
+import type { KeyRecord, Store } from "@/lib/store/types";
+
+export const KEY_PREFIX = "dk_live_";
+const KEY_PATTERN = /^dk_live_[A-Za-z0-9_-]{43}$/;
+const DUMMY_HASH = Buffer.alloc(32);
+
+export function generateApiKey(): string {
+  // 256 random bits; base64url keeps it copy-paste safe.
+  return KEY_PREFIX + crypto.randomBytes(32).toString("base64url");
+}
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function hashApiKey(key: string, pepper: string): string {
+  return crypto.createHmac("sha256", pepper).update(key).digest("hex");
+}
+
+export async function createApiKey(store: Store, pepper: string, label: string): Promise<{ key: string; record: KeyRecord }> {
+  const key = generateApiKey();
+  const record: KeyRecord = {
+    id: `key_${crypto.randomBytes(6).toString("hex")}`,
+    label,
+    hash: hashApiKey(key, pepper),
+    last4: key.slice(-4),
+    plan: "pro",
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  };
+  await store.insertKey(record);
+  return { key, record };
+}
+
+/** The active key record for a presented key, or null. Always does one constant-time comparison. */
+export async function verifyApiKey(store: Store, pepper: string, presented: string): Promise<KeyRecord | null> {
+  const hash = Buffer.from(hashApiKey(presented, pepper), "hex");
+  const record = isWellFormedKey(presented) ? await store.findKeyByHash(hash.toString("hex")) : null;
+  const stored = record ? Buffer.from(record.hash, "hex") : DUMMY_HASH;
+  const same = stored.length === hash.length && crypto.timingSafeEqual(stored, hash);
+  if (!record || !same || record.revokedAt) return null;
+  return record;
+}

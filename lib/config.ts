@@ -1,0 +1,150 @@
+// All environment configuration, validated once with one zod schema so a bad deploy fails at start.
+import path from "node:path";
+import { z } from "zod";
+import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
+import { MODEL_ENV, PROVIDER_ENV, PROVIDERS, resolveChains, type ProviderName, type ProviderRouteEnv } from "@/lib/engines/routes";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOSTNAME: optionalText,
+    DATA_DIR: optionalText,
+    PUBLIC_CDN_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    TRUSTED_PROXIES: optionalText,
+    KEY_PEPPER: optionalText.pipe(z.string().min(32, "KEY_PEPPER must be at least 32 characters").optional()),
+
+    FREE_GENERATIONS_PER_DAY: positiveInt(5),
+    FREE_ENHANCEMENTS_PER_DAY: positiveInt(5),
+    PRO_REQUESTS_PER_DAY: positiveInt(1000),
+    STATUS_CALLS_PER_MINUTE: positiveInt(60),
+    WAITLIST_SIGNUPS_PER_DAY: positiveInt(20),
+
+    MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
+    GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
+    ENHANCE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
+
+    UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
+    UPSTASH_REDIS_REST_TOKEN: optionalText,
+    BLOB_READ_WRITE_TOKEN: optionalText,
+    VERCEL: optionalText,
+
+    // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
+    ...providerShape(),
+    GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  })
+  .superRefine((env, ctx) => {
+    // A half-configured backend must stop start: silently using the embedded store would split quotas.
+    if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"],
+        message: "set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
+      });
+    }
+    // Instances that share a store must hash keys under the same secret; a per-machine generated pepper would
+    // make keys created on one instance unknown to the others.
+    if ((env.UPSTASH_REDIS_REST_URL || env.VERCEL === "1") && !env.KEY_PEPPER) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["KEY_PEPPER"],
+        message: "set KEY_PEPPER (32+ random characters, the same on every instance) when using Upstash or Vercel",
+      });
+    }
+    // A malformed route must stop start, not surface as failures on the first request.
+    for (const issue of resolveChains(modelValuesOf(env), providerEnvOf(env)).issues) {
+      ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
+    }
+  });
+
+// Parsed env values are read by name here, since the provider variables are generated from the route tables.
+type ProviderVars = Record<string, unknown>;
+const textOf = (env: ProviderVars, name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
+
+function providerShape() {
+  const httpUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
+  const shape: Record<string, typeof optionalText | typeof httpUrl> = {};
+  for (const model of MODEL_NAMES) shape[MODEL_ENV[model]] = optionalText;
+  for (const provider of PROVIDERS) {
+    shape[PROVIDER_ENV[provider].key] = optionalText;
+    shape[PROVIDER_ENV[provider].baseUrl] = httpUrl;
+  }
+  return shape;
+}
+
+function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
+  return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODEL_ENV[m])]));
+}
+
+function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
+  const pick = (field: "key" | "baseUrl") =>
+    Object.fromEntries(PROVIDERS.flatMap((p) => {
+      const value = textOf(env, PROVIDER_ENV[p][field]);
+      return value ? [[p, value]] : [];
+    })) as Partial<Record<ProviderName, string>>;
+  return { credentials: pick("key"), baseUrls: pick("baseUrl") };
+}
+
+export type Config = ReturnType<typeof buildConfig>;
+
+function buildConfig(env: z.infer<typeof envSchema>) {
+  return {
+    port: env.PORT,
+    hostname: env.HOSTNAME,
+    dataDir: path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.DATA_DIR ?? ".data"),
+    publicCdnUrl: env.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
+    trustedProxies: env.TRUSTED_PROXIES ?? "",
+    keyPepper: env.KEY_PEPPER,
+    limits: {
+      freeGenerationsPerDay: env.FREE_GENERATIONS_PER_DAY,
+      freeEnhancementsPerDay: env.FREE_ENHANCEMENTS_PER_DAY,
+      proRequestsPerDay: env.PRO_REQUESTS_PER_DAY,
+      statusCallsPerMinute: env.STATUS_CALLS_PER_MINUTE,
+      waitlistSignupsPerDay: env.WAITLIST_SIGNUPS_PER_DAY,
+    },
+    upload: { maxBytes: env.MAX_UPLOAD_BYTES, maxPixels: 25_000_000 },
+    work: {
+      generateConcurrency: env.GENERATE_CONCURRENCY,
+      generateQueue: env.GENERATE_QUEUE,
+      enhanceConcurrency: env.ENHANCE_CONCURRENCY,
+      enhanceQueue: env.ENHANCE_QUEUE,
+    },
+    upstash:
+      env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+        ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+        : undefined,
+    blobToken: env.BLOB_READ_WRITE_TOKEN,
+    onVercel: env.VERCEL === "1",
+    generation: {
+      timeoutMs: env.GENERATION_TIMEOUT_MS,
+      chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,
+      providers: providerEnvOf(env),
+    },
+  };
+}
+
+export class ConfigError extends Error {}
+
+/** Parse an environment; throws ConfigError listing every bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return buildConfig(parsed.data);
+}
+
+let cached: Config | undefined;
+
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

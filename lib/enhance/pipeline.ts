@@ -1,0 +1,26 @@
+// The enhance pipeline: target size under the 4096 px cap, engine, then PNG without metadata.
+import sharp from "sharp";
+import { MAX_OUTPUT_SIDE } from "@/lib/schemas/enhance";
+import type { EnhanceEngine, RawImage } from "./types";
+
+export type EnhanceOptions = { strength: number; scale: 2 | 4; signal: AbortSignal };
+
+/** Output size for a scale, lowered so the long side stays within 4096 px. */
+export function targetSize(width: number, height: number, scale: number) {
+  const effective = Math.min(scale, MAX_OUTPUT_SIDE / Math.max(width, height));
+  return {
+    width: Math.max(1, Math.round(width * effective)),
+    height: Math.max(1, Math.round(height * effective)),
+    scale: effective,
+  };
+}
+
+export async function enhanceRaw(engine: EnhanceEngine, image: RawImage, opts: EnhanceOptions) {
+  const target = targetSize(image.width, image.height, opts.scale);
+  const out = await engine.enhance({ image, width: target.width, height: target.height, strength: opts.strength, signal: opts.signal });
+  // sharp writes no EXIF/XMP/ICC unless asked (withMetadata), so GPS and the rest are gone.
+  const png = await sharp(out.data, { raw: { width: out.width, height: out.height, channels: out.channels } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  return { png, width: out.width, height: out.height, scale: target.scale };
+}

@@ -1,0 +1,48 @@
+// POST /api/enhance: multipart fields and the response schema.
+import { z } from "zod";
+
+export const ENHANCE_SCALES = [2, 4] as const;
+export const DEFAULT_STRENGTH = 0.5;
+export const MAX_OUTPUT_SIDE = 4096;
+/** What the upload check accepts; everything else is invalid_image whatever its Content-Type says. */
+export const ACCEPTED_IMAGE_FORMATS = ["png", "jpeg", "webp", "avif", "gif"] as const;
+export const ACCEPTED_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/avif", "image/gif"] as const;
+
+/** Form fields arrive as strings; an empty value counts as present. */
+export const strengthFieldSchema = z
+  .string()
+  .trim()
+  .regex(/^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/)
+  .transform(Number)
+  .pipe(z.number().min(0).max(1))
+  .meta({ description: "Enhancement strength from 0 (faithful resize) to 1 (strongest). Default 0.5." });
+
+export const scaleFieldSchema = z
+  .enum(["2", "4"])
+  .transform((v) => Number(v) as 2 | 4)
+  .meta({ description: "Upscale factor, 2 (default) or 4; lowered to keep the long side within 4096 px." });
+
+export const enhanceRequestSchema = z
+  .object({
+    image: z.string().meta({ format: "binary", description: "PNG, JPEG, WebP, AVIF or GIF; at most 10 MB and 25 megapixels." }),
+    strength: z.number().min(0).max(1).default(DEFAULT_STRENGTH).optional(),
+    scale: z.union([z.literal(2), z.literal(4)]).default(2).optional(),
+  })
+  .meta({ id: "EnhanceRequest" });
+
+export const enhanceResponseSchema = z
+  .object({
+    success: z.literal(true),
+    url: z.url(),
+    original_size: z.string().regex(/^\d+x\d+$/).meta({ description: "<width>x<height> of the upload as displayed." }),
+    enhanced_size: z.string().regex(/^\d+x\d+$/),
+    id: z.string(),
+    strength: z.number(),
+    scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
+    engine: z.string(),
+    usage: z.int().min(0),
+    remaining: z.int().min(0),
+  })
+  .meta({ id: "EnhanceResponse" });
+
+export type EnhanceResponse = z.infer<typeof enhanceResponseSchema>;

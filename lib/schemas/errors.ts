@@ -1,0 +1,16 @@
+// The one error body every endpoint returns.
+import { z } from "zod";
+import { ERROR_CODE_NAMES } from "@/lib/api/error-codes";
+
+export const errorBodySchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODE_NAMES),
+      message: z.string(),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: "ErrorBody" });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;

@@ -1,0 +1,59 @@
+// Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
+import { getConfig, type Config } from "@/lib/config";
+import { parseTrustedProxies, type ProxyList } from "@/lib/api/client-ip";
+import { loadPepper } from "@/lib/auth/pepper";
+import { bucketsOf, type Buckets } from "@/lib/quota/policies";
+import { openSqliteStore } from "@/lib/store/sqlite";
+import { openUpstashStore } from "@/lib/store/upstash";
+import type { Store } from "@/lib/store/types";
+import { createLocalStorage } from "@/lib/storage/local";
+import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
+import type { ImageStorage } from "@/lib/storage/types";
+import { WorkQueue } from "@/lib/work/queue";
+
+export type Services = {
+  config: Config;
+  store: Store;
+  storage: ImageStorage;
+  proxies: ProxyList;
+  pepper: string;
+  buckets: Buckets;
+  queues: { generate: WorkQueue; enhance: WorkQueue };
+};
+
+const KEY = Symbol.for("darkroom.services");
+type Holder = { [KEY]?: Services };
+
+/** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
+export function openStore(config: Config): Store {
+  if (config.upstash) return openUpstashStore(config.upstash);
+  return openSqliteStore(config.dataDir);
+}
+
+/** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
+export function openStorage(config: Config): ImageStorage {
+  if (config.blobToken) return createVercelBlobStorage({ token: config.blobToken });
+  return createLocalStorage(config.dataDir, config.publicCdnUrl);
+}
+
+function createServices(): Services {
+  const config = getConfig();
+  return {
+    config,
+    store: openStore(config),
+    storage: openStorage(config),
+    proxies: parseTrustedProxies(config.trustedProxies),
+    pepper: loadPepper(config.dataDir, config.keyPepper),
+    buckets: bucketsOf(config.limits),
+    queues: {
+      generate: new WorkQueue("generate", config.work.generateConcurrency, config.work.generateQueue),
+      enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
+    },
+  };
+}
+
+export function getServices(): Services {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= createServices();
+  return holder[KEY];
+}

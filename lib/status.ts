@@ -1,0 +1,35 @@
+// The status record: health, the caller's daily counter, and the published models and styles.
+import type { Context } from "@/lib/api/with-api";
+import { MODELS, RATIOS } from "@/lib/catalog/models";
+import { STYLE_PRESETS } from "@/lib/catalog/styles";
+import { describeEngines, hasFailingRoute } from "@/lib/engines";
+import { nextUtcMidnightMs } from "@/lib/api/headers";
+import type { Bucket, Usage } from "@/lib/store/types";
+import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
+
+export async function buildStatus(ctx: Context): Promise<StatusResponse> {
+  const { store, buckets } = ctx.svc;
+  // While the store is down the record still answers, marked degraded, with an empty counter.
+  const unknown = (bucket: Bucket): Usage => ({ limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: nextUtcMidnightMs() });
+  const [healthy, usage, enhance] = await Promise.all([
+    store.ping().catch(() => false),
+    store.peek(ctx.bucket, ctx.caller.identity).catch(() => unknown(ctx.bucket)),
+    ctx.caller.plan === "free"
+      ? store.peek(buckets.freeEnhancements, ctx.caller.identity).catch(() => unknown(buckets.freeEnhancements))
+      : Promise.resolve(undefined),
+  ]);
+  return {
+    // A provider whose last calls all failed degrades the service as much as a store outage does.
+    status: healthy && !hasFailingRoute() ? "ok" : "degraded",
+    version: API_VERSION,
+    usage_today: usage.used,
+    limit_today: usage.limit,
+    remaining: usage.remaining,
+    reset_at: new Date(usage.resetMs).toISOString(),
+    plan: ctx.caller.plan,
+    ...(enhance && { enhance: { usage_today: enhance.used, limit_today: enhance.limit, remaining: enhance.remaining } }),
+    models: describeEngines().map((m) => ({ ...m, family: MODELS[m.name].family, description: MODELS[m.name].description })),
+    styles: STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description })),
+    ratios: [...RATIOS],
+  };
+}

@@ -1,0 +1,126 @@
+// Starts the real built app through `npm start` on a free port with its own DATA_DIR, for API and e2e tests.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "../..");
+
+export type App = {
+  url: string;
+  port: number;
+  dataDir: string;
+  env: Record<string, string>;
+  logs: () => string;
+  stop: () => Promise<void>;
+  /** Stop and start again on the same port and DATA_DIR. */
+  restart: () => Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(addr.port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+export function tempDataDir(name: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `darkroom-${name}-`));
+}
+
+export async function startApp(opts: { env?: Record<string, string>; dataDir?: string; name?: string } = {}): Promise<App> {
+  const port = await freePort();
+  const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOSTNAME: "127.0.0.1",
+    DATA_DIR: dataDir,
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...opts.env,
+  };
+  let child: ChildProcess | undefined;
+  let output = "";
+
+  const launch = async () => {
+    output = "";
+    child = spawn("npm", ["start", "--silent"], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    const deadline = Date.now() + 120_000;
+    while (!/ready on/.test(output)) {
+      if (child.exitCode !== null) throw new Error(`app exited early (${child.exitCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`app did not start in time:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  const stop = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise<void>((r) => c.once("exit", () => r()));
+    try {
+      process.kill(-c.pid!, "SIGTERM");
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-c.pid!, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }, 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await launch();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    env,
+    logs: () => output,
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+  };
+}
+
+/**
+ * Runs an npm script (e.g. keys) against an app's DATA_DIR and store. Asynchronous on purpose: the store may be
+ * served from this very process (the Upstash bridge), which a blocking spawn would deadlock.
+ */
+export function runScript(app: Pick<App, "env">, script: string, args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT, env: { ...process.env, ...app.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({ code: code ?? -1, lines: stdout.split("\n").filter((l) => l.trim() !== ""), stderr }),
+    );
+  });
+}
+
+export async function createKey(app: Pick<App, "env">, label = "test"): Promise<{ key: string; id: string }> {
+  const out = await runScript(app, "keys", ["create", "--label", label]);
+  if (out.code !== 0) throw new Error(`keys create failed: ${out.stderr}`);
+  const key = out.lines.at(-1)!;
+  const id = /key_[a-f0-9]+/.exec(out.lines.join("\n"))![0];
+  return { key, id };
+}

@@ -1,0 +1,94 @@
+// An HTTP client for API tests that can pick its loopback source address (127.0.0.x), as distinct clients.
+import http from "node:http";
+
+export type Reply = {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+};
+
+export type CallOptions = {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  /** Source address, e.g. "127.0.0.7". */
+  from?: string;
+  timeoutMs?: number;
+};
+
+export function call(base: string, path: string, opts: CallOptions = {}): Promise<Reply> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: opts.method ?? "GET",
+        headers: opts.headers,
+        localAddress: opts.from,
+        agent: false,
+        timeout: opts.timeoutMs ?? 60_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`timeout calling ${path}`)));
+    req.on("error", reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+/** Headers the app's own pages send: the Free plan. */
+export const BROWSER = { "X-Requested-With": "XMLHttpRequest" };
+export const JSON_BROWSER = { ...BROWSER, "Content-Type": "application/json" };
+
+export function generate(base: string, body: unknown, opts: CallOptions = {}): Promise<Reply> {
+  return call(base, "/api/generate", {
+    method: "POST",
+    ...opts,
+    headers: { ...JSON_BROWSER, ...opts.headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Serialises a multipart form with the platform's own FormData encoder. */
+export async function multipart(fields: Record<string, string | { data: Buffer; type: string; name?: string }>) {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string") form.append(key, value);
+    else form.append(key, new Blob([new Uint8Array(value.data)], { type: value.type }), value.name ?? "upload");
+  }
+  const req = new Request("http://localhost/", { method: "POST", body: form });
+  return { body: Buffer.from(await req.arrayBuffer()), contentType: req.headers.get("content-type")! };
+}
+
+export async function enhance(
+  base: string,
+  fields: Parameters<typeof multipart>[0],
+  opts: CallOptions = {},
+): Promise<Reply> {
+  const { body, contentType } = await multipart(fields);
+  return call(base, "/api/enhance", {
+    method: "POST",
+    ...opts,
+    headers: { ...BROWSER, "Content-Type": contentType, ...opts.headers },
+    body,
+  });
+}

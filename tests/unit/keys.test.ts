@@ -1,0 +1,41 @@
+// Pro keys: format, hashing under the pepper, verification and revocation against the real SQLite store.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { createApiKey, hashApiKey, verifyApiKey } from "@/lib/auth/keys";
+import { loadPepper } from "@/lib/auth/pepper";
+import { openSqliteStore } from "@/lib/store/sqlite";
+
+describe("API keys", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-keys-"));
+  const store = openSqliteStore(dir);
+  const pepper = loadPepper(dir, undefined);
+
+  it("generates the pepper once into DATA_DIR and reuses it", () => {
+    assert.equal(loadPepper(dir, undefined), pepper);
+    assert.equal(fs.statSync(path.join(dir, "key-pepper")).mode & 0o777, 0o600);
+    assert.equal(loadPepper(dir, "x".repeat(40)), "x".repeat(40));
+  });
+
+  it("stores only a keyed hash and the last 4 characters", async () => {
+    const { key, record } = await createApiKey(store, pepper, "label");
+    assert.match(key, /^dk_live_[A-Za-z0-9_-]{43}$/);
+    assert.equal(record.last4, key.slice(-4));
+    assert.equal(record.hash, hashApiKey(key, pepper));
+    assert.notEqual(hashApiKey(key, pepper), hashApiKey(key, `${pepper}!`));
+    const raw = fs.readFileSync(path.join(dir, "darkroom.db"));
+    assert.equal(raw.includes(Buffer.from(key)), false, "the key itself is never written");
+  });
+
+  it("verifies active keys and rejects unknown, malformed and revoked ones", async () => {
+    const { key, record } = await createApiKey(store, pepper, "v");
+    assert.equal((await verifyApiKey(store, pepper, key))?.id, record.id);
+    assert.equal(await verifyApiKey(store, pepper, `${key.slice(0, -1)}A`), null);
+    assert.equal(await verifyApiKey(store, pepper, "dk_live_short"), null);
+    assert.equal(await store.revokeKey(record.id, new Date().toISOString()), true);
+    assert.equal(await verifyApiKey(store, pepper, key), null);
+    assert.equal(await store.revokeKey("key_missing", new Date().toISOString()), false);
+  });
+});
