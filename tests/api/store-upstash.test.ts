@@ -1,0 +1,143 @@
+// Runs the Store contract against the Upstash backend on a real redis-server (through the REST bridge),
+// plus the failure modes that matter in production: Redis down or hung must mean "unavailable", never "unlimited".
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, describe, it } from "node:test";
+import { Redis } from "@upstash/redis";
+import type { Bucket } from "@/lib/store/types";
+import { openUpstashStore, StoreUnavailableError } from "@/lib/store/upstash";
+import { hasRedisServer, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
+import { runStoreSuite } from "@/tests/helpers/store-suite";
+import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
+
+const skip = hasRedisServer() ? false : "redis-server is not on PATH (apt-get install -y redis-server)";
+
+type Env = { redis: RedisServer; bridge: UpstashBridge };
+let env: Promise<Env> | undefined;
+const setup = (): Promise<Env> =>
+  (env ??= (async () => {
+    const redis = await startRedisServer();
+    const bridge = await startUpstashBridge({ redisPort: redis.port });
+    return { redis, bridge };
+  })());
+
+after(async () => {
+  if (!env) return;
+  const { redis, bridge } = await env;
+  await bridge.close();
+  await redis.close();
+});
+
+runStoreSuite(
+  "upstash",
+  async () => {
+    const { bridge } = await setup();
+    return openUpstashStore({ url: bridge.url, token: bridge.token });
+  },
+  { skip },
+);
+
+describe("upstash bridge", { skip }, () => {
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const { bridge } = await setup();
+    const res = await fetch(`${bridge.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as unknown };
+  };
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
+  it("refuses a wrong token", async () => {
+    const { bridge } = await setup();
+    const res = await fetch(bridge.url, { method: "POST", headers: { authorization: "Bearer nope" }, body: '["PING"]' });
+    assert.equal(res.status, 401);
+    assert.deepEqual(await res.json(), { error: "Unauthorized" });
+  });
+
+  it("runs /pipeline in order, with per-command errors and base64 strings", async () => {
+    const k = `bridge:${crypto.randomUUID()}`;
+    const cmds = [["SET", k, "héllo wörld"], ["GET", k], ["INCR", k], ["GET", `${k}:missing`], ["APPEND", k, "!"]];
+    const { status, json } = await post("/pipeline", cmds, { "Upstash-Encoding": "base64" });
+    assert.equal(status, 200);
+    assert.ok(Array.isArray(json));
+    assert.deepEqual(json[0], { result: b64("OK") });
+    assert.deepEqual(json[1], { result: b64("héllo wörld") });
+    assert.match((json[2] as { error: string }).error, /not an integer/);
+    assert.deepEqual(json[3], { result: null });
+    assert.deepEqual(json[4], { result: Buffer.byteLength("héllo wörld!") });
+
+    const plain = await post("/", ["GET", k]);
+    assert.deepEqual(plain, { status: 200, json: { result: "héllo wörld!" } });
+    const bad = await post("/", ["INCR", k]);
+    assert.equal(bad.status, 400);
+    assert.match((bad.json as { error: string }).error, /not an integer/);
+  });
+
+  it("runs /multi-exec as one transaction and refuses connection-state commands", async () => {
+    const { bridge } = await setup();
+    const redis = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false });
+    const k = `bridge:${crypto.randomUUID()}`;
+    assert.deepEqual(await redis.multi().set(k, 1).incr(k).incr(k).exec(), ["OK", 2, 3]);
+    const refused = await post("/", ["MULTI"]);
+    assert.equal(refused.status, 400);
+  });
+
+  it("accepts Upstash's allow-key-locking scripts and maps their sha1", async () => {
+    const { bridge } = await setup();
+    const redis = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false });
+    const source = "#!lua flags=allow-key-locking\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])";
+    const k = `bridge:${crypto.randomUUID()}`;
+    const script = redis.createScript<number>(source);
+    assert.equal(await script.exec([k], ["2"]), 2); // EVALSHA → NOSCRIPT → EVAL
+    assert.equal(await script.exec([k], ["3"]), 5); // EVALSHA of the original sha, translated
+    const sha = crypto.createHash("sha1").update(source).digest("hex");
+    assert.equal(await redis.scriptLoad(source), sha);
+    assert.deepEqual(await redis.scriptExists(sha), [1]);
+  });
+});
+
+describe("upstash store when Redis fails", { skip }, () => {
+  const bucket = (): Bucket => ({ name: `down-${crypto.randomBytes(4).toString("hex")}`, limit: 5, windowMs: 86_400_000 });
+
+  it("answers StoreUnavailableError within 2 s while Redis is down, and recovers after a restart", async () => {
+    const { redis, bridge } = await setup();
+    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const b = bucket();
+    assert.equal((await store.take(b, "ip-1")).ok, true);
+
+    await redis.stop();
+    try {
+      const started = Date.now();
+      await assert.rejects(store.take(b, "ip-1"), StoreUnavailableError);
+      await assert.rejects(store.peek(b, "ip-1"), StoreUnavailableError);
+      await assert.rejects(store.findKeyByHash("0".repeat(64)), StoreUnavailableError);
+      assert.equal(await store.ping(), false);
+      assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    } finally {
+      await redis.start();
+    }
+    assert.equal(await store.ping(), true);
+    assert.equal((await store.take(b, "ip-1")).ok, true);
+  });
+
+  it("fails closed when the limiter times out", async () => {
+    // Accepts requests and never answers: a hung Redis/REST endpoint.
+    const hung = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+      const store = openUpstashStore({ url, token: "t", timeoutMs: 300 });
+      const started = Date.now();
+      await assert.rejects(store.take(bucket(), "ip-1"), StoreUnavailableError);
+      assert.ok(Date.now() - started < 2000);
+      assert.equal(await store.ping(), false);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+    }
+  });
+});
