@@ -1,0 +1,95 @@
+// Runs a model's fallback chain so one provider's outage, timeout or bad answer falls through to the next route.
+import { ApiError } from "@/lib/api/errors";
+import type { ModelName } from "@/lib/catalog/models";
+import { log } from "@/lib/log";
+import { classifyFailure, type Failure } from "./failures";
+import { recordOutcome } from "./health";
+import { normalizeImage } from "./normalize";
+import { previewEngine } from "./preview";
+import type { ProviderCall } from "./providers/types";
+import { PREVIEW_ROUTE, type Route } from "./routes";
+import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
+export type ChainDeps = {
+  timeoutMs: number;
+  callFor: (route: Route) => ProviderCall;
+};
+
+const DEFAULT_BUSY_RETRY_AFTER = 30;
+
+/** Moderation stops the chain; an exhausted chain answers busy (all at capacity) or generation_failed. Provider text only reaches logs. */
+export function createChainEngine(model: ModelName, routes: Route[], deps: ChainDeps): ImageEngine {
+  const calls = new Map(routes.filter((r) => r.provider !== PREVIEW_ROUTE).map((r) => [r.id, deps.callFor(r)]));
+  return {
+    id: routes[0].id,
+    ai: routes[0].provider !== PREVIEW_ROUTE,
+    async generate(job: GenerateJob): Promise<GeneratedImage> {
+      const failures: Failure[] = [];
+      for (const route of routes) {
+        const call = calls.get(route.id);
+        if (!call) return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
+        const outcome = await attemptRoute(call, job, deps.timeoutMs);
+        if (outcome.ok) {
+          recordOutcome(route.id, true);
+          return { ...outcome.image, engine: route.id, ai: true };
+        }
+        const failure = outcome.failure;
+        log.warn("provider route failed", {
+          request_id: job.requestId,
+          model,
+          route: route.id,
+          kind: failure.kind,
+          status: failure.status,
+          detail: failure.detail,
+        });
+        // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
+        if (failure.kind === "moderation") {
+          recordOutcome(route.id, true);
+          throw new ApiError("content_filtered", "The prompt was rejected by the image provider's content filter. Please rephrase it.");
+        }
+        if (failure.kind === "cancelled") throw new ApiError("generation_failed");
+        recordOutcome(route.id, false);
+        failures.push(failure);
+      }
+      throw exhaustedError(model, job.requestId, failures);
+    },
+  };
+}
+
+type Outcome = { ok: true; image: GeneratedImage } | { ok: false; failure: Failure };
+
+async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: number): Promise<Outcome> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error("route deadline")), timeoutMs);
+  const signal = AbortSignal.any([job.signal, deadline.signal]);
+  const signals = () => ({ timedOut: deadline.signal.aborted, cancelled: job.signal.aborted });
+  try {
+    const result = await raceAbort(call({ job, signal, timeoutMs }), signal);
+    clearTimeout(timer);
+    const png = await normalizeImage(result.bytes, job.width, job.height);
+    return { ok: true, image: { png, width: job.width, height: job.height, seed: result.seed } };
+  } catch (err) {
+    return { ok: false, failure: classifyFailure(err, signals()) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Settles at the deadline even if an SDK step ignores the signal (e.g. a poll delay). */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function exhaustedError(model: ModelName, requestId: string, failures: Failure[]): ApiError {
+  log.error("generation chain exhausted", { request_id: requestId, model, failures: failures.map((f) => f.kind) });
+  if (failures.length > 0 && failures.every((f) => f.kind === "capacity")) {
+    const retryAfter = Math.max(...failures.map((f) => f.retryAfter ?? DEFAULT_BUSY_RETRY_AFTER));
+    return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", { retryAfter });
+  }
+  return new ApiError("generation_failed");
+}

@@ -1,0 +1,76 @@
+// Which engine serves each model: the fallback chain configured by MODEL_* (or its default), built once per process.
+import { getConfig, type Config } from "@/lib/config";
+import type { ModelName } from "@/lib/catalog/models";
+import { MODEL_NAMES } from "@/lib/catalog/models";
+import { createBoundedFetch } from "./bounded-fetch";
+import { createChainEngine } from "./chain";
+import { isRouteFailing } from "./health";
+import { previewEngine } from "./preview";
+import { createProviderCall } from "./providers";
+import { PREVIEW_ROUTE, type Route } from "./routes";
+import type { ImageEngine } from "./types";
+
+const KEY = Symbol.for("darkroom.engines");
+type Holder = { [KEY]?: Map<ModelName, ImageEngine> };
+
+export function buildEngine(model: ModelName, config: Config): ImageEngine {
+  const routes = config.generation.chains[model];
+  if (routes.length === 1 && routes[0].provider === PREVIEW_ROUTE) return previewEngine;
+  const fetch = createBoundedFetch();
+  const { credentials, baseUrls } = config.generation.providers;
+  return createChainEngine(model, routes, {
+    timeoutMs: config.generation.timeoutMs,
+    callFor: (route) => {
+      if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
+      // Config has already refused a route without credentials.
+      return createProviderCall(route.provider, route.modelId, {
+        apiKey: credentials[route.provider] ?? "",
+        baseUrl: baseUrls[route.provider],
+        fetch,
+      });
+    },
+  });
+}
+
+export function engineFor(model: ModelName): ImageEngine {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= new Map();
+  let engine = holder[KEY].get(model);
+  if (!engine) {
+    engine = buildEngine(model, getConfig());
+    holder[KEY].set(model, engine);
+  }
+  return engine;
+}
+
+export type EngineDescription = {
+  name: ModelName;
+  /** The active (first) route, e.g. "bfl:flux-pro-1.1" or "preview". */
+  engine: string;
+  ai: boolean;
+  /** True when a real provider route is set up for the model. */
+  configured: boolean;
+  /** The whole fallback chain, in order, with each route's recent health. */
+  routes: { route: string; failing: boolean }[];
+};
+
+export function describeEngines(): EngineDescription[] {
+  const chains = getConfig().generation.chains;
+  return MODEL_NAMES.map((name) => describeChain(name, chains[name]));
+}
+
+function describeChain(name: ModelName, routes: Route[]): EngineDescription {
+  const ai = routes[0].provider !== PREVIEW_ROUTE;
+  return {
+    name,
+    engine: routes[0].id,
+    ai,
+    configured: routes.some((r) => r.provider !== PREVIEW_ROUTE),
+    routes: routes.map((r) => ({ route: r.id, failing: isRouteFailing(r.id) })),
+  };
+}
+
+/** A configured provider route whose recent calls all failed makes the service degraded. */
+export function hasFailingRoute(): boolean {
+  return describeEngines().some((m) => m.routes.some((r) => r.failing));
+}

@@ -1,0 +1,49 @@
+// Black Forest Labs (FLUX 1.1 [pro]) through @ai-sdk/black-forest-labs: submit, poll the returned polling_url, download.
+import { createBlackForestLabs } from "@ai-sdk/black-forest-labs";
+import type { FetchFn } from "@/lib/engines/bounded-fetch";
+import { ModerationError } from "@/lib/engines/failures";
+import { firstImageMeta, runImageModel, seedOf } from "./ai-image";
+import type { ProviderCall, ProviderSettings } from "./types";
+
+/** Default https://api.bfl.ai/v1; BFL_BASE_URL replaces it (polling then follows the polling_url the API returns). */
+export function createBflCall(modelId: string, settings: ProviderSettings): ProviderCall {
+  const provider = createBlackForestLabs({
+    apiKey: settings.apiKey,
+    baseURL: settings.baseUrl,
+    fetch: detectModeration(settings.fetch),
+  });
+  const model = provider.image(modelId);
+  return async ({ job, signal, timeoutMs }) => {
+    const { bytes, metadata } = await runImageModel(
+      model,
+      {
+        prompt: job.styledPrompt,
+        seed: job.seed,
+        // Exact FLUX dimensions (multiples of 32) rather than an aspect ratio, so no resampling is needed.
+        providerOptions: {
+          blackForestLabs: { width: job.width, height: job.height, outputFormat: "png", pollTimeoutMillis: timeoutMs },
+        },
+      },
+      signal,
+    );
+    return { bytes, seed: seedOf(firstImageMeta(metadata, "blackForestLabs").seed) ?? job.seed };
+  };
+}
+
+const MODERATED = new Set(["Request Moderated", "Content Moderated"]);
+
+/**
+ * The SDK keeps polling on "Request Moderated" and fails to parse "Content Moderated", so a moderated
+ * task would surface as a timeout; reading each poll answer here turns it into a moderation failure.
+ */
+function detectModeration(inner: FetchFn): FetchFn {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    if (init?.method !== "POST" && res.ok && res.headers.get("content-type")?.includes("json")) {
+      const body = (await res.clone().json().catch(() => null)) as { status?: unknown; state?: unknown } | null;
+      const status = body?.status ?? body?.state;
+      if (typeof status === "string" && MODERATED.has(status)) throw new ModerationError(`bfl: ${status}`);
+    }
+    return res;
+  };
+}

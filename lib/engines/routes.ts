@@ -1,0 +1,131 @@
+// Which provider routes each model may take and the MODEL_* parser, kept SDK-free so config can reject a bad chain at start.
+import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
+
+export const PROVIDERS = ["bfl", "openai", "stability", "fal", "replicate", "together"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** The environment variables that configure each provider. */
+export const PROVIDER_ENV: Record<ProviderName, { key: string; baseUrl: string }> = {
+  bfl: { key: "BFL_API_KEY", baseUrl: "BFL_BASE_URL" },
+  openai: { key: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
+  stability: { key: "STABILITY_API_KEY", baseUrl: "STABILITY_BASE_URL" },
+  fal: { key: "FAL_KEY", baseUrl: "FAL_BASE_URL" },
+  replicate: { key: "REPLICATE_API_TOKEN", baseUrl: "REPLICATE_BASE_URL" },
+  together: { key: "TOGETHER_API_KEY", baseUrl: "TOGETHER_BASE_URL" },
+};
+
+export const MODEL_ENV: Record<ModelName, string> = {
+  "alpha-pro": "MODEL_ALPHA_PRO",
+  "beta-3": "MODEL_BETA_3",
+  "gamma-xl-1024-v1-0": "MODEL_GAMMA_XL_1024_V1_0",
+  "alpha-schnell": "MODEL_ALPHA_SCHNELL",
+};
+
+/** Supported routes per model, in default-preference order (the first one with credentials wins when unset). */
+export const SUPPORTED_ROUTES: Record<ModelName, readonly string[]> = {
+  "alpha-pro": [
+    "bfl:flux-pro-1.1",
+    "fal:fal-ai/flux-pro/v1.1",
+    "replicate:black-forest-labs/flux-1.1-pro",
+    "together:black-forest-labs/FLUX.1.1-pro",
+  ],
+  "beta-3": ["openai:gpt-image-1"],
+  "gamma-xl-1024-v1-0": ["stability:stable-diffusion-xl-1024-v1-0", "fal:fal-ai/fast-sdxl", "replicate:stability-ai/sdxl"],
+  "alpha-schnell": ["together:black-forest-labs/FLUX.1-schnell", "fal:fal-ai/flux/schnell", "replicate:black-forest-labs/flux-schnell"],
+};
+
+export const PREVIEW_ROUTE = "preview";
+
+export type Route =
+  | { id: typeof PREVIEW_ROUTE; provider: typeof PREVIEW_ROUTE; modelId: "" }
+  | { id: string; provider: ProviderName; modelId: string };
+
+export type ProviderRouteEnv = {
+  /** Provider credentials that are set (non-empty). */
+  credentials: Partial<Record<ProviderName, string>>;
+  /** Base-URL overrides that are set. */
+  baseUrls: Partial<Record<ProviderName, string>>;
+};
+
+const PREVIEW: Route = { id: PREVIEW_ROUTE, provider: PREVIEW_ROUTE, modelId: "" };
+const REPLICATE_VERSION = /^[0-9a-f]{64}$/;
+
+function isProvider(name: string): name is ProviderName {
+  return (PROVIDERS as readonly string[]).includes(name);
+}
+
+/** Checks one `provider:model-id` entry for a model; returns the route or a message saying what is wrong. */
+export function parseRoute(model: ModelName, entry: string, env: ProviderRouteEnv): Route | string {
+  if (entry === PREVIEW_ROUTE) return PREVIEW;
+  const colon = entry.indexOf(":");
+  if (colon <= 0 || colon === entry.length - 1) return `"${entry}" is not of the form provider:model-id`;
+  const provider = entry.slice(0, colon);
+  const modelId = entry.slice(colon + 1);
+  if (!isProvider(provider)) return `"${entry}": unknown provider "${provider}" (use one of ${PROVIDERS.join(", ")}, or preview)`;
+  if (!isSupported(model, provider, modelId, env)) {
+    return `"${entry}" is not a route for ${model} (supported: ${SUPPORTED_ROUTES[model].join(", ")}, preview)`;
+  }
+  if (!env.credentials[provider]) return `"${entry}" needs ${PROVIDER_ENV[provider].key} to be set`;
+  return { id: `${provider}:${modelId}`, provider, modelId };
+}
+
+function isSupported(model: ModelName, provider: ProviderName, modelId: string, env: ProviderRouteEnv): boolean {
+  // An OpenAI-compatible server (LocalAI, a gateway) names its own models, so any id is fine there.
+  if (provider === "openai" && model === "beta-3" && env.baseUrls.openai) return /^[\w./:-]+$/.test(modelId);
+  // Replicate routes may pin a version: owner/name:<64 hex>.
+  const [base, version, ...rest] = modelId.split(":");
+  if (rest.length > 0 || (version !== undefined && (provider !== "replicate" || !REPLICATE_VERSION.test(version)))) return false;
+  return SUPPORTED_ROUTES[model].includes(`${provider}:${base}`);
+}
+
+/** Parses one MODEL_* value into a fallback chain; returns every problem found. */
+export function parseChain(model: ModelName, value: string, env: ProviderRouteEnv): { routes: Route[]; errors: string[] } {
+  const entries = value.split(",").map((e) => e.trim());
+  const routes: Route[] = [];
+  const errors: string[] = [];
+  for (const entry of entries) {
+    if (entry === "") {
+      errors.push("has an empty entry; separate routes with single commas");
+      continue;
+    }
+    const route = parseRoute(model, entry, env);
+    if (typeof route === "string") errors.push(route);
+    else if (routes.some((r) => r.id === route.id)) errors.push(`"${entry}" is listed twice`);
+    else routes.push(route);
+  }
+  const previewAt = routes.findIndex((r) => r.provider === PREVIEW_ROUTE);
+  // The preview renderer never fails, so anything after it could never run.
+  if (previewAt >= 0 && previewAt < routes.length - 1) errors.push("preview never fails, so it must be the last route");
+  return { routes, errors };
+}
+
+/** The route used when a model's variable is unset: the first supported route with credentials, else preview. */
+export function defaultChain(model: ModelName, env: ProviderRouteEnv): Route[] {
+  for (const entry of SUPPORTED_ROUTES[model]) {
+    const route = parseRoute(model, entry, env);
+    if (typeof route !== "string") return [route];
+  }
+  return [PREVIEW];
+}
+
+export type RouteIssue = { variable: string; message: string };
+
+/** Resolves all four chains from MODEL_* values (undefined = unset). */
+export function resolveChains(
+  values: Partial<Record<ModelName, string>>,
+  env: ProviderRouteEnv,
+): { chains: Record<ModelName, Route[]>; issues: RouteIssue[] } {
+  const issues: RouteIssue[] = [];
+  const chains = {} as Record<ModelName, Route[]>;
+  for (const model of MODEL_NAMES) {
+    const value = values[model];
+    if (value === undefined) {
+      chains[model] = defaultChain(model, env);
+      continue;
+    }
+    const { routes, errors } = parseChain(model, value, env);
+    for (const message of errors) issues.push({ variable: MODEL_ENV[model], message });
+    chains[model] = routes.length > 0 ? routes : [PREVIEW];
+  }
+  return { chains, issues };
+}

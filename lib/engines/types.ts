@@ -1,0 +1,38 @@
+// The generation engine interface: the preview renderer and every provider route implement it.
+import type { ModelName, Ratio } from "@/lib/catalog/models";
+import type { StyleName } from "@/lib/catalog/styles";
+
+export type GenerateJob = {
+  /** The caller's prompt, already validated (1–400 code points) and filtered. */
+  prompt: string;
+  /** The prompt with the style template applied. */
+  styledPrompt: string;
+  model: ModelName;
+  style: StyleName;
+  ratio: Ratio;
+  width: number;
+  height: number;
+  seed?: number;
+  negativePrompt?: string;
+  requestId: string;
+  signal: AbortSignal;
+};
+
+export type GeneratedImage = {
+  /** PNG bytes, exactly width×height. */
+  png: Buffer;
+  width: number;
+  height: number;
+  seed?: number;
+  /** The route that actually produced the image when it differs from the engine's id (a fallback chain). */
+  engine?: string;
+  ai?: boolean;
+};
+
+export interface ImageEngine {
+  /** Route name as reported to callers, e.g. "preview" or "bfl:flux-pro-1.1". */
+  readonly id: string;
+  /** True for engines that are real AI models; the preview renderer says false. */
+  readonly ai: boolean;
+  generate(job: GenerateJob): Promise<GeneratedImage>;
+}
