@@ -1,0 +1,98 @@
+// `npm run bench`: figures measured side by side in one run, printed as ratios against a baseline.
+import autocannon from "autocannon";
+import sharp from "sharp";
+import { createKey, startApp } from "../tests/helpers/app";
+import { enhance, generate } from "../tests/helpers/http";
+import { pngOf } from "../tests/helpers/images";
+
+type Cannon = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+
+function runCannon(url: string, headers: Record<string, string>, seconds: number): Promise<Cannon> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 16, duration: seconds, headers }, (err, result) => (err ? reject(err) : resolve(result as Cannon)));
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const median = (values: number[]) => percentile(values, 50);
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+async function timeEach(n: number, fn: () => Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+async function main() {
+  const app = await startApp({
+    name: "bench",
+    env: { STATUS_CALLS_PER_MINUTE: "100000000", PRO_REQUESTS_PER_DAY: "100000000", GENERATE_QUEUE: "1000" },
+  });
+  const rows: string[][] = [];
+  try {
+    const { key } = await createKey(app, "bench");
+    const auth = { Authorization: `Bearer ${key}` };
+
+    // 1. /api/status vs the bare static route, interleaved rounds so drift hits both alike.
+    const bare: Cannon[] = [];
+    const status: Cannon[] = [];
+    await runCannon(`${app.url}/api/health`, {}, 2); // warm-up
+    await runCannon(`${app.url}/api/status`, auth, 2);
+    for (let round = 0; round < 3; round++) {
+      bare.push(await runCannon(`${app.url}/api/health`, {}, 4));
+      status.push(await runCannon(`${app.url}/api/status`, auth, 4));
+    }
+    for (const r of status) if (r.non2xx > 0 || r.errors > 0) throw new Error(`status bench saw ${r.non2xx} non-2xx, ${r.errors} errors`);
+    const bareRps = median(bare.map((r) => r.requests.average));
+    const statusRps = median(status.map((r) => r.requests.average));
+    rows.push(["GET /api/health (bare static route, floor)", `${fmt(bareRps, 0)} req/s`, `p50 ${median(bare.map((r) => r.latency.p50))} ms · p99 ${median(bare.map((r) => r.latency.p99))} ms`, "1.00×"]);
+    rows.push(["GET /api/status (Pro key, SQLite)", `${fmt(statusRps, 0)} req/s`, `p50 ${median(status.map((r) => r.latency.p50))} ms · p99 ${median(status.map((r) => r.latency.p99))} ms`, `${fmt(statusRps / bareRps, 2)}× (target ≥ 0.80×)`]);
+
+    // 2. Generate on the preview engine at 1024×1024, against rendering alone in this process.
+    for (let i = 0; i < 3; i++) await generate(app.url, { prompt: `warm up ${i}` }, { headers: auth });
+    const prompts = ["a lighthouse on a cliff at sunset", "snowy mountain village at night", "neon city street in the rain", "forest river in the morning"];
+    const styles = ["Photorealistic", "Cinematic", "Anime", "Illustration"];
+    let i = 0;
+    const gen = await timeEach(40, async () => {
+      const res = await generate(app.url, { prompt: prompts[i % 4], style: styles[i++ % 4], ratio: "1:1" }, { headers: auth });
+      if (res.status !== 200 || res.json.width !== 1024) throw new Error(`generate failed: ${res.status} ${res.text}`);
+    });
+    rows.push(["POST /api/generate (preview, 1024×1024)", `${fmt(1000 / median(gen))} img/s`, `p50 ${fmt(median(gen))} ms · p99 ${fmt(percentile(gen, 99))} ms`, `target p50 ≤ 150 ms`]);
+
+    // 3. Enhance 512² → 1024², against a bare sharp lanczos3 resize of the same image in this process.
+    const photo = await pngOf(512, 512);
+    const direct = await timeEach(10, async () => {
+      await sharp(photo).resize(1024, 1024, { kernel: "lanczos3" }).png({ compressionLevel: 6 }).toBuffer();
+    });
+    const enh = await timeEach(10, async () => {
+      const res = await enhance(app.url, { image: { data: photo, type: "image/png" }, strength: "0.5" }, { headers: auth });
+      if (res.status !== 200 || res.json.enhanced_size !== "1024x1024") throw new Error(`enhance failed: ${res.status} ${res.text}`);
+    });
+    rows.push(["sharp lanczos3 512²→1024² + PNG (in-process floor)", `${fmt(1000 / median(direct))} img/s`, `p50 ${fmt(median(direct))} ms`, "1.00×"]);
+    rows.push(["POST /api/enhance 512²→1024² (sharp engine)", `${fmt(1000 / median(enh))} img/s`, `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`, `${fmt(median(enh) / median(direct), 2)}× the floor's time`]);
+
+  } finally {
+    await app.stop();
+  }
+
+  const head = ["measurement", "throughput", "latency", "ratio"];
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: string[]) => `| ${cells.map((x, c) => x.padEnd(widths[c])).join(" | ")} |`;
+  console.log(`\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`);
+  console.log(line(head));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
