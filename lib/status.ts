@@ -11,13 +11,18 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
   const { store, buckets } = ctx.svc;
   // While the store is down the record still answers, marked degraded, with an empty counter.
   const unknown = (bucket: Bucket): Usage => ({ limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: nextUtcMidnightMs() });
-  const [healthy, usage, enhance] = await Promise.all([
-    store.ping().catch(() => false),
-    store.peek(ctx.bucket, ctx.caller.identity).catch(() => unknown(ctx.bucket)),
-    ctx.caller.plan === "free"
-      ? store.peek(buckets.freeEnhancements, ctx.caller.identity).catch(() => unknown(buckets.freeEnhancements))
-      : Promise.resolve(undefined),
+  // A failed read means the store is down: the record still answers, marked degraded, with an empty counter.
+  let healthy = true;
+  const read = (bucket: Bucket) =>
+    store.peek(bucket, ctx.caller.identity).catch((): Usage => {
+      healthy = false;
+      return { limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: nextUtcMidnightMs() };
+    });
+  const [usage, enhance] = await Promise.all([
+    read(ctx.bucket),
+    ctx.caller.plan === "free" ? read(buckets.freeEnhancements) : Promise.resolve(undefined),
   ]);
+  ctx.reportUsage(usage);
   return {
     // A provider whose last calls all failed degrades the service as much as a store outage does.
     status: healthy && !hasFailingRoute() ? "ok" : "degraded",
@@ -31,5 +36,6 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
     models: describeEngines().map((m) => ({ ...m, family: MODELS[m.name].family, description: MODELS[m.name].description })),
     styles: STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description })),
     ratios: [...RATIOS],
+    upload: { max_bytes: ctx.svc.config.upload.maxBytes, max_pixels: ctx.svc.config.upload.maxPixels },
   };
 }

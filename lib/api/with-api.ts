@@ -22,6 +22,8 @@ export type Context = {
   signal: AbortSignal;
   /** The app's own origin, for URLs when no CDN base is set. */
   origin: string;
+  /** Lets work that already read the daily bucket (status) hand it to the headers instead of a second read. */
+  reportUsage: (usage: Usage) => void;
 };
 
 type Spec<I> = {
@@ -55,7 +57,10 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
       }
       const bucket = dailyBucketOf(services.buckets, spec.policy, caller.plan);
       reportOn = { bucket, identity: caller.identity };
-      const base = { req, requestId, caller, svc: services, bucket, signal: req.signal, origin: originOf(req) };
+      const reportUsage = (u: Usage) => {
+        usage = u;
+      };
+      const base = { req, requestId, caller, svc: services, bucket, signal: req.signal, origin: originOf(req), reportUsage };
 
       const input = await spec.parse(req, base);
       spec.filter?.(input);

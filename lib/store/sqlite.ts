@@ -1,5 +1,5 @@
-// Embedded store on SQLite (better-sqlite3). Every quota change is one IMMEDIATE transaction,
-// so counts stay exact across parallel requests and across processes sharing the file.
+// Embedded store on SQLite (better-sqlite3). Every quota change is one atomic statement (an upsert with
+// RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
@@ -63,9 +63,11 @@ export function openSqliteStore(dataDir: string): Store {
   const selectUsed = db.prepare<[string, string, number], { used: number }>(
     "SELECT used FROM usage WHERE bucket = ? AND identity = ? AND window_start = ?",
   );
-  const incrementUsed = db.prepare<[string, string, number, number]>(
+  // One statement is atomic on its own: it takes the unit and returns the new count, or returns nothing when full.
+  const incrementUsed = db.prepare<[string, string, number, number], { used: number }>(
     `INSERT INTO usage (bucket, identity, window_start, used) VALUES (?, ?, ?, 1)
-     ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + 1 WHERE used < ?`,
+     ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + 1 WHERE used < ?
+     RETURNING used`,
   );
   const decrementUsed = db.prepare<[string, string, number]>(
     "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
@@ -79,11 +81,11 @@ export function openSqliteStore(dataDir: string): Store {
     resetMs: start + bucket.windowMs,
   });
 
-  const takeTx = db.transaction((bucket: Bucket, id: string, start: number): Take => {
-    const info = bucket.limit > 0 ? incrementUsed.run(bucket.name, id, start, bucket.limit) : { changes: 0 };
-    const used = selectUsed.get(bucket.name, id, start)?.used ?? 0;
-    return { ...usageOf(bucket, used, start), ok: info.changes === 1, windowStart: start };
-  });
+  const takeUnit = (bucket: Bucket, id: string, start: number): Take => {
+    const taken = bucket.limit > 0 ? incrementUsed.get(bucket.name, id, start, bucket.limit) : undefined;
+    const used = taken?.used ?? selectUsed.get(bucket.name, id, start)?.used ?? 0;
+    return { ...usageOf(bucket, used, start), ok: taken !== undefined, windowStart: start };
+  };
 
   let lastPrune = 0;
   const pruneEveryMs = 60 * 60 * 1000;
@@ -97,7 +99,7 @@ export function openSqliteStore(dataDir: string): Store {
         // Windows older than two days can never be read again.
         pruneOld.run(now - 2 * 86_400_000);
       }
-      return takeTx.immediate(bucket, id, start);
+      return takeUnit(bucket, id, start);
     },
     async refund(bucket, id, windowStart) {
       decrementUsed.run(bucket.name, id, windowStart);

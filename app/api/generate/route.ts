@@ -7,6 +7,8 @@ import { checkPrompt } from "@/lib/filter/content-filter";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
+// On Vercel: room for a provider chain (GENERATION_TIMEOUT_MS per route); ignored by the self-hosted server.
+export const maxDuration = 300;
 
 export const POST = withApi({
   policy: "generate",
