@@ -1,0 +1,57 @@
+// Enhancement settings: the strength slider (0–1) and the 2×/4× scale toggle.
+"use client";
+import { fieldLabel } from "@/components/ui/styles";
+
+type Props = {
+  strength: number;
+  onStrength: (v: number) => void;
+  scale: 2 | 4;
+  onScale: (v: 2 | 4) => void;
+};
+
+export function EnhanceOptions({ strength, onStrength, scale, onScale }: Props) {
+  return (
+    <div className="space-y-5">
+      <div>
+        <div className="flex items-baseline justify-between">
+          <label htmlFor="strength" className={fieldLabel}>
+            Strength
+          </label>
+          <output htmlFor="strength" className="font-mono text-sm tabular-nums" data-testid="strength-value">
+            {strength.toFixed(2)}
+          </output>
+        </div>
+        <input
+          id="strength"
+          type="range"
+          min={0}
+          max={1}
+          step={0.05}
+          value={strength}
+          onChange={(e) => onStrength(Number(e.target.value))}
+          aria-describedby="strength-hint"
+          className="mt-2 w-full accent-safelight-600 dark:accent-safelight-400"
+        />
+        <p id="strength-hint" className="flex justify-between text-xs text-stone-600 dark:text-stone-400">
+          <span>0 · faithful resize</span>
+          <span>1 · strongest</span>
+        </p>
+      </div>
+      <fieldset>
+        <legend className={fieldLabel}>Upscale</legend>
+        <div className="mt-1.5 grid grid-cols-2 gap-2">
+          {([2, 4] as const).map((s) => (
+            <label
+              key={s}
+              className="relative flex cursor-pointer items-center justify-center rounded-lg border border-stone-300 bg-white px-3 py-2 text-sm font-semibold has-checked:border-safelight-600 has-checked:bg-safelight-50 has-checked:text-safelight-700 has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-safelight-600 dark:border-stone-700 dark:bg-stone-950 dark:has-checked:border-safelight-400 dark:has-checked:bg-safelight-700/20 dark:has-checked:text-safelight-100 dark:has-focus-visible:outline-safelight-300"
+            >
+              <input type="radio" name="scale" value={s} checked={scale === s} onChange={() => onScale(s)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
+              {s}×
+            </label>
+          ))}
+        </div>
+        <p className="mt-1 text-xs text-stone-600 dark:text-stone-400">The long side is capped at 4,096 px.</p>
+      </fieldset>
+    </div>
+  );
+}

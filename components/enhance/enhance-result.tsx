@@ -1,0 +1,29 @@
+// Sizes of the upload and the enhanced image, and the Download button.
+"use client";
+import { PreviewBadge } from "@/components/ui/preview-badge";
+import { secondaryButton } from "@/components/ui/styles";
+import type { EnhanceResponse } from "@/lib/schemas/enhance";
+
+export function EnhanceResult({ result, fileName }: { result: EnhanceResponse; fileName: string }) {
+  const base = fileName.replace(/\.[^.]+$/, "") || "image";
+  return (
+    <div className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm" data-testid="sizes">
+        <dt className="text-stone-600 dark:text-stone-400">Original</dt>
+        <dt className="text-stone-600 dark:text-stone-400">Enhanced ({result.scale}×)</dt>
+        <dd className="font-mono font-semibold tabular-nums" data-testid="original-size">
+          {result.original_size.replace("x", " × ")}
+        </dd>
+        <dd className="font-mono font-semibold tabular-nums" data-testid="enhanced-size">
+          {result.enhanced_size.replace("x", " × ")}
+        </dd>
+      </dl>
+      <div className="flex flex-wrap items-center gap-2">
+        {(result.engine === "preview" || result.engine === "sharp") && <PreviewBadge engine={result.engine} />}
+        <a href={result.url} download={`${base}-enhanced-${result.scale}x.png`} className={secondaryButton} data-testid="download">
+          Download PNG
+        </a>
+      </div>
+    </div>
+  );
+}

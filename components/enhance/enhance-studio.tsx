@@ -1,0 +1,167 @@
+// The enhance page: pick a photo, tune strength and scale, enhance, then compare and download.
+"use client";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { Spinner } from "@/components/ui/spinner";
+import { panel, primaryButton } from "@/components/ui/styles";
+import { UsageMeter } from "@/components/ui/usage-meter";
+import { callApi, type ClientError, type Quota } from "@/lib/client/api";
+import { describeError } from "@/lib/client/error-copy";
+import { fetchAsFile, pickImage, type PickedImage } from "@/lib/client/picked-image";
+import { useElapsed } from "@/lib/client/use-elapsed";
+import { useStatus } from "@/lib/client/use-status";
+import { formatBytes } from "@/lib/client/upload-rules";
+import type { EnhanceResponse } from "@/lib/schemas/enhance";
+import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance";
+import { CompareSlider } from "./compare-slider";
+import { DropZone } from "./drop-zone";
+import { EnhanceOptions } from "./enhance-options";
+import { EnhanceResult } from "./enhance-result";
+
+export function EnhanceStudio() {
+  const { status } = useStatus();
+  const [image, setImage] = useState<PickedImage | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [strength, setStrength] = useState(DEFAULT_STRENGTH);
+  const [scale, setScale] = useState<2 | 4>(2);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  const [result, setResult] = useState<EnhanceResponse | null>(null);
+  const [error, setError] = useState<ClientError | null>(null);
+  const [quota, setQuota] = useState<Quota | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const inFlight = useRef(false);
+  const elapsed = useElapsed(startedAt);
+
+  useEffect(() => {
+    if (status?.enhance && !quota) {
+      setQuota({ limit: status.enhance.limit_today, remaining: status.enhance.remaining, resetAtMs: Date.parse(status.reset_at) });
+    }
+  }, [status, quota]);
+
+  const onFile = useCallback(async (file: File) => {
+    const picked = await pickImage(file);
+    setResult(null);
+    setError(null);
+    if (!picked.ok) {
+      setFileError(picked.message);
+      setAnnouncement(picked.message);
+      return;
+    }
+    setFileError(null);
+    setImage((old) => {
+      if (old) URL.revokeObjectURL(old.previewUrl);
+      return picked.image;
+    });
+    setAnnouncement(`${file.name || "Image"} ready to enhance.`);
+  }, []);
+
+  useEffect(() => {
+    // "Enhance this" from the studio passes the generated image's URL.
+    const src = new URLSearchParams(window.location.search).get("src");
+    if (!src) return;
+    void fetchAsFile(src).then((file) => {
+      if (file) void onFile(file);
+      else setFileError("Couldn't load that image. Download it and upload it here instead.");
+    });
+  }, [onFile]);
+
+  async function enhance() {
+    if (!image || inFlight.current) return;
+    inFlight.current = true;
+    setError(null);
+    setResult(null);
+    setStartedAt(Date.now());
+    setAnnouncement("Enhancing your image…");
+    const form = new FormData();
+    form.append("image", image.file, image.file.name || "upload");
+    form.append("strength", String(strength));
+    form.append("scale", String(scale));
+    const res = await callApi<EnhanceResponse>("/api/enhance", { method: "POST", body: form });
+    if (res.quota) setQuota(res.quota);
+    if (res.ok) {
+      setResult(res.data);
+      setAnnouncement(`Enhanced from ${res.data.original_size} to ${res.data.enhanced_size}.`);
+    } else {
+      setError(res.error);
+      setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
+    }
+    setStartedAt(null);
+    inFlight.current = false;
+  }
+
+  const [ew, eh] = (result?.enhanced_size ?? "0x0").split("x").map(Number);
+  return (
+    <div className="mx-auto max-w-6xl px-3 py-6 sm:px-6 sm:py-8">
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Enhance</h1>
+          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">Upscale a photo 2× or 4× and sharpen its detail.</p>
+        </div>
+        <div className="sm:w-[28rem]">
+          <UsageMeter quota={quota} noun="enhancements" plan={status?.plan} />
+        </div>
+      </div>
+
+      <div className="mt-6 grid gap-6 lg:grid-cols-12">
+        <div className="space-y-5 lg:col-span-5">
+          <DropZone onFile={(f) => void onFile(f)} disabled={startedAt !== null} compact={image !== null} />
+          {fileError && (
+            <p className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100" data-testid="file-error">
+              {fileError}
+            </p>
+          )}
+          <section aria-labelledby="settings-heading" className={`${panel} space-y-5 p-4`}>
+            <h2 id="settings-heading" className="text-base font-semibold">
+              Settings
+            </h2>
+            <EnhanceOptions strength={strength} onStrength={setStrength} scale={scale} onScale={setScale} />
+            <button type="button" className={`${primaryButton} w-full py-3 text-base`} disabled={!image || startedAt !== null} onClick={() => void enhance()} data-testid="enhance">
+              {startedAt !== null ? (
+                <>
+                  <Spinner /> Enhancing… <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
+                </>
+              ) : (
+                "Enhance"
+              )}
+            </button>
+            {!image && <p className="text-center text-xs text-stone-600 dark:text-stone-400">Choose an image to enable Enhance.</p>}
+            {error && <ErrorNotice error={error} quota={quota} noun="enhancements" onRetry={() => void enhance()} />}
+          </section>
+        </div>
+
+        <section aria-labelledby="preview-heading" className={`${panel} p-3 sm:p-4 lg:col-span-7`}>
+          <h2 id="preview-heading" className="sr-only">
+            {result ? "Before and after" : "Preview"}
+          </h2>
+          {result && image ? (
+            <>
+              <CompareSlider before={image.previewUrl} after={result.url} width={ew} height={eh} />
+              <EnhanceResult result={result} fileName={image.file.name} />
+            </>
+          ) : image ? (
+            <figure>
+              <div className={`bg-checker overflow-hidden rounded-xl ${startedAt !== null ? "animate-pulse" : ""}`}>
+                {/* eslint-disable-next-line @next/next/no-img-element -- local object URL of the upload */}
+                <img src={image.previewUrl} alt="Your upload" className="mx-auto block h-auto max-h-[70vh] w-auto max-w-full" data-testid="upload-preview" />
+              </div>
+              <figcaption className="mt-2 text-sm text-stone-600 dark:text-stone-400">
+                <span className="font-medium text-stone-800 dark:text-stone-200">{image.file.name || "Pasted image"}</span>
+                {image.width > 0 && ` · ${image.width}×${image.height}`} · {formatBytes(image.file.size)}
+              </figcaption>
+            </figure>
+          ) : (
+            <div className="flex aspect-[4/3] items-center justify-center rounded-xl border-2 border-dashed border-stone-300 p-6 text-center text-sm text-stone-600 dark:border-stone-700 dark:text-stone-400" data-testid="preview-empty">
+              <div className="max-w-xs">
+                <p className="font-medium text-stone-800 dark:text-stone-200">Your before/after appears here</p>
+                <p className="mt-1">Upload a photo to preview it, then press Enhance.</p>
+              </div>
+            </div>
+          )}
+        </section>
+      </div>
+      <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
+        {announcement}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+// The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
+"use client";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { ErrorNotice } from "@/components/ui/error-notice";
+import { UsageMeter } from "@/components/ui/usage-meter";
+import { postJson, type ClientError, type Quota } from "@/lib/client/api";
+import { describeError } from "@/lib/client/error-copy";
+import { loadHistory, saveHistory, type HistoryItem } from "@/lib/client/history";
+import { useStatus } from "@/lib/client/use-status";
+import type { GenerateResponse } from "@/lib/schemas/generate";
+import { GenerateButton } from "./generate-button";
+import { HistoryStrip } from "./history-strip";
+import { ModelPicker, type ModelOption } from "./model-picker";
+import { PromptField, promptProblem } from "./prompt-field";
+import { RatioPicker } from "./ratio-picker";
+import { ResultPanel } from "./result-panel";
+import { StylePicker, type StyleOption } from "./style-picker";
+
+type Props = {
+  /** From the catalog, so the pickers render before /api/status answers. */
+  fallbackModels: ModelOption[];
+  fallbackStyles: StyleOption[];
+  fallbackRatios: string[];
+  defaults: { model: string; style: string; ratio: string };
+};
+
+export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, defaults }: Props) {
+  const { status, error: statusError } = useStatus();
+  const [prompt, setPrompt] = useState("");
+  const [promptError, setPromptError] = useState<string | null>(null);
+  const [model, setModel] = useState(defaults.model);
+  const [style, setStyle] = useState(defaults.style);
+  const [ratio, setRatio] = useState(defaults.ratio);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  const [error, setError] = useState<ClientError | null>(null);
+  const [quota, setQuota] = useState<Quota | null>(null);
+  const [history, setHistory] = useState<HistoryItem[]>([]);
+  const [current, setCurrent] = useState<HistoryItem | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const inFlight = useRef(false);
+  const promptRef = useRef<HTMLTextAreaElement>(null);
+  const resultRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const saved = loadHistory();
+    setHistory(saved);
+    setCurrent(saved[0] ?? null);
+  }, []);
+
+  useEffect(() => {
+    if (status && !quota) setQuota({ limit: status.limit_today, remaining: status.remaining, resetAtMs: Date.parse(status.reset_at) });
+  }, [status, quota]);
+
+  const models: ModelOption[] = useMemo(
+    () => status?.models.map((m) => ({ name: m.name, family: m.family, description: m.description, engine: m.engine, ai: m.ai })) ?? fallbackModels,
+    [status, fallbackModels],
+  );
+  const styles = status?.styles ?? fallbackStyles;
+  const ratios = status?.ratios ?? fallbackRatios;
+
+  async function generate() {
+    if (inFlight.current) return;
+    const problem = promptProblem(prompt);
+    if (problem) {
+      setPromptError(problem);
+      promptRef.current?.focus();
+      return;
+    }
+    inFlight.current = true;
+    setPromptError(null);
+    setError(null);
+    setStartedAt(Date.now());
+    setAnnouncement("Generating your image…");
+    // On phones the result sits below the settings; bring the progress into view.
+    resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    const res = await postJson<GenerateResponse>("/api/generate", { prompt, model, style, ratio });
+    if (res.quota) setQuota(res.quota);
+    if (res.ok) {
+      const d = res.data;
+      const item: HistoryItem = {
+        id: d.id,
+        url: d.url,
+        prompt,
+        model: d.model,
+        style: d.style,
+        ratio: d.ratio,
+        width: d.width,
+        height: d.height,
+        engine: d.engine,
+        ai: d.ai,
+        createdAt: new Date().toISOString(),
+      };
+      setHistory((h) => saveHistory([item, ...h.filter((x) => x.id !== item.id)]));
+      setCurrent(item);
+      setAnnouncement(`Image ready. ${d.remaining} free generations left today.`);
+      window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
+    } else {
+      setError(res.error);
+      setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "generations" }).title);
+    }
+    setStartedAt(null);
+    inFlight.current = false;
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    void generate();
+  }
+
+  return (
+    <div className="mx-auto max-w-6xl px-3 py-6 sm:px-6 sm:py-8">
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Studio</h1>
+          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">Describe an image, choose a look, and generate.</p>
+        </div>
+        <div className="sm:w-[28rem]">
+          <UsageMeter quota={quota} noun="generations" plan={status?.plan} />
+        </div>
+      </div>
+
+      {statusError && (
+        <p className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100" role="status">
+          Couldn&apos;t load the service status ({statusError.message}). You can still generate; the usage meter updates after your first image.
+        </p>
+      )}
+
+      <div className="mt-6 grid gap-6 lg:grid-cols-12">
+        <form onSubmit={onSubmit} noValidate className="space-y-6 lg:col-span-5" aria-label="Generate an image">
+          <PromptField
+            value={prompt}
+            onChange={(v) => {
+              setPrompt(v);
+              if (promptError) setPromptError(null);
+            }}
+            error={promptError}
+            inputRef={promptRef}
+            onSubmitShortcut={() => void generate()}
+          />
+          <div className="space-y-3">
+            <GenerateButton startedAt={startedAt} />
+            {error && <ErrorNotice error={error} quota={quota} noun="generations" onRetry={() => void generate()} />}
+          </div>
+          <StylePicker styles={styles} value={style} onChange={setStyle} />
+          <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />
+          <ModelPicker models={models} value={model} onChange={setModel} />
+        </form>
+        <div ref={resultRef} className="lg:col-span-7">
+          <div className="lg:sticky lg:top-4">
+            <ResultPanel item={current} startedAt={startedAt} ratio={ratio} />
+          </div>
+        </div>
+      </div>
+
+      <HistoryStrip
+        items={history}
+        currentId={current?.id ?? null}
+        onSelect={(item) => {
+          setCurrent(item);
+          resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+        }}
+        onClear={() => {
+          setHistory(saveHistory([]));
+          setCurrent(null);
+        }}
+      />
+      <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
+        {announcement}
+      </p>
+    </div>
+  );
+}

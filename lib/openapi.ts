@@ -1,0 +1,187 @@
+// OpenAPI 3.1 document built from the zod schemas that validate requests, so the docs cannot drift from the API.
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
+import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
+import { errorBodySchema } from "@/lib/schemas/errors";
+import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
+import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
+import { API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
+import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
+
+type JsonSchema = Record<string, unknown>;
+export type Endpoint = {
+  method: "get" | "post";
+  path: string;
+  summary: string;
+  description: string;
+  auth: "key-or-browser" | "open";
+  request?: { contentType: "application/json" | "multipart/form-data"; schema: z.ZodType; example?: unknown };
+  response: z.ZodType;
+  errors: ErrorCode[];
+  curl: (origin: string) => string;
+};
+
+const KEY = '-H "Authorization: Bearer $DARKROOM_API_KEY"';
+
+export const ENDPOINTS: Endpoint[] = [
+  {
+    method: "post",
+    path: "/api/generate",
+    summary: "Generate an image from a prompt",
+    description: "Renders one PNG and returns its URL. Counts one unit against the daily quota, only when it succeeds.",
+    auth: "key-or-browser",
+    request: {
+      contentType: "application/json",
+      schema: generateRequestSchema,
+      example: { prompt: "a lighthouse on a cliff at sunset", model: "alpha-pro", style: "Cinematic", ratio: "16:9" },
+    },
+    response: generateResponseSchema,
+    errors: ["invalid_request", "invalid_prompt", "invalid_model", "invalid_style", "invalid_ratio", "invalid_seed", "invalid_negative_prompt", "unauthorized", "content_filtered", "rate_limited", "busy", "generation_failed", "server_error"],
+    curl: (o) =>
+      `curl -X POST ${o}/api/generate \\\n  ${KEY} \\\n  -H "Content-Type: application/json" \\\n  -d '{"prompt":"a lighthouse on a cliff at sunset","style":"Cinematic","ratio":"16:9"}'`,
+  },
+  {
+    method: "post",
+    path: "/api/enhance",
+    summary: "Enhance and upscale a photo",
+    description: "Upscales 2× (or 4×) up to 4,096 px on the long side, applies EXIF orientation and strips metadata. Returns a PNG URL.",
+    auth: "key-or-browser",
+    request: { contentType: "multipart/form-data", schema: enhanceRequestSchema },
+    response: enhanceResponseSchema,
+    errors: ["invalid_request", "invalid_image", "invalid_strength", "invalid_scale", "image_too_large", "unauthorized", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl -X POST ${o}/api/enhance \\\n  ${KEY} \\\n  -F "image=@photo.jpg" \\\n  -F "strength=0.6" \\\n  -F "scale=2"`,
+  },
+  {
+    method: "get",
+    path: "/api/status",
+    summary: "Service status and your usage",
+    description: "Health, the caller's daily counter, and the published models, styles and ratios. Does not use quota; at most 60 calls a minute.",
+    auth: "key-or-browser",
+    response: statusResponseSchema,
+    errors: ["unauthorized", "rate_limited", "server_error"],
+    curl: (o) => `curl ${o}/api/status \\\n  ${KEY}`,
+  },
+  {
+    method: "post",
+    path: "/api/waitlist",
+    summary: "Join the Pro waitlist",
+    description: "Open to anyone. The answer is the same whether or not the email was already on the list.",
+    auth: "open",
+    request: { contentType: "application/json", schema: waitlistRequestSchema, example: { email: "ada@example.com", use_case: "Product shots for my shop" } },
+    response: waitlistResponseSchema,
+    errors: ["invalid_request", "invalid_email", "invalid_use_case", "rate_limited", "server_error"],
+    curl: (o) =>
+      `curl -X POST ${o}/api/waitlist \\\n  -H "Content-Type: application/json" \\\n  -d '{"email":"ada@example.com","use_case":"Product shots for my shop"}'`,
+  },
+];
+
+export const RATE_LIMIT_HEADERS = [
+  { name: "X-RateLimit-Limit", description: "The daily limit of the bucket this endpoint counts on.", schema: { type: "integer" } },
+  { name: "X-RateLimit-Remaining", description: "Units left in that bucket (never negative).", schema: { type: "integer", minimum: 0 } },
+  { name: "X-RateLimit-Reset", description: "When the bucket resets: Unix time in seconds, the next 00:00 UTC.", schema: { type: "integer" } },
+  { name: "Retry-After", description: "On 429 and 503: seconds until you may retry.", schema: { type: "integer" } },
+  { name: "X-Request-Id", description: "A unique id per request, also in error bodies. Quote it when reporting a problem.", schema: { type: "string" } },
+] as const;
+
+/** zod emits `$defs` per schema; OpenAPI wants them under components, so refs are rewritten. */
+function toComponent(schema: z.ZodType, io: "input" | "output", into: Record<string, JsonSchema>): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  const text = JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/');
+  const { $defs, $schema: _dialect, ...root } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  Object.assign(into, $defs ?? {});
+  return root;
+}
+
+/** Responses may gain fields (the contract allows extras), so clients must not be told to reject unknown ones. */
+function allowExtraFields(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(allowExtraFields);
+  if (!node || typeof node !== "object") return;
+  const obj = node as JsonSchema;
+  if (obj.additionalProperties === false) delete obj.additionalProperties;
+  Object.values(obj).forEach(allowExtraFields);
+}
+
+/** The prompt rule is a refinement (code points, not UTF-16 units), which zod cannot express; JSON Schema lengths already count code points. */
+function describePromptLength(schemas: Record<string, JsonSchema>): void {
+  const props = (schemas.GenerateRequest?.properties ?? {}) as Record<string, JsonSchema>;
+  if (props.prompt) Object.assign(props.prompt, { minLength: 1, maxLength: PROMPT_MAX_CODE_POINTS, pattern: "\\S" });
+  if (props.negative_prompt) Object.assign(props.negative_prompt, { maxLength: PROMPT_MAX_CODE_POINTS });
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+export function buildOpenApi(origin: string): JsonSchema {
+  const schemas: Record<string, JsonSchema> = {};
+  const errorRef = toComponent(errorBodySchema, "output", schemas);
+  const headers = Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h.name, { description: h.description, schema: h.schema }]));
+  const refsFor = (status: number) =>
+    Object.fromEntries(
+      RATE_LIMIT_HEADERS.filter((h) => h.name !== "Retry-After" || status === 429 || status === 503).map((h) => [
+        h.name,
+        { $ref: `#/components/headers/${h.name}` },
+      ]),
+    );
+
+  const paths: Record<string, JsonSchema> = {};
+  for (const ep of ENDPOINTS) {
+    const responses: Record<string, JsonSchema> = {
+      "200": {
+        description: "Success.",
+        headers: refsFor(200),
+        content: { "application/json": { schema: toComponent(ep.response, "output", schemas) } },
+      },
+    };
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of ep.errors) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+    for (const [status, codes] of byStatus) {
+      responses[String(status)] = {
+        description: `Error: ${codes.join(", ")}.`,
+        headers: refsFor(status),
+        content: { "application/json": { schema: errorRef } },
+      };
+    }
+    const operation: JsonSchema = {
+      operationId: ep.path.replace("/api/", ""),
+      summary: ep.summary,
+      description: ep.description,
+      security: ep.auth === "open" ? [] : [{ bearerAuth: [] }, { browser: [] }],
+      responses,
+      "x-codeSamples": [{ lang: "curl", source: ep.curl(origin) }],
+    };
+    if (ep.request) {
+      const media: JsonSchema = { schema: toComponent(ep.request.schema, "input", schemas) };
+      if (ep.request.example) media.example = ep.request.example;
+      operation.requestBody = { required: true, content: { [ep.request.contentType]: media } };
+    }
+    paths[ep.path] = { [ep.method]: operation };
+  }
+  describePromptLength(schemas);
+  allowExtraFields(schemas);
+
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "Darkroom API",
+      version: API_VERSION,
+      description: "Image generation and enhancement. Send `Authorization: Bearer <key>` (Pro). Daily windows reset at 00:00 UTC.",
+    },
+    servers: [{ url: origin }],
+    paths,
+    components: {
+      schemas,
+      headers,
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "A Pro API key. Keys are issued from the waitlist." },
+        browser: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Requested-With",
+          description: "`XMLHttpRequest`: the app's own pages on the Free plan, counted per IP.",
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// E2E: the docs page, the OpenAPI document validating real responses, and the pages' security headers.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Browser } from "playwright";
+import { z } from "zod";
+import { startApp, type App } from "../helpers/app";
+import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
+
+let app: App;
+let browser: Browser;
+
+before(async () => {
+  [app, browser] = await Promise.all([startApp({ name: "e2e-docs", env: { PUBLIC_CDN_URL: "" } }), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+type Json = Record<string, unknown>;
+
+/** A self-contained JSON Schema for one component, so zod can compile it with its references. */
+function validatorFor(doc: { components: { schemas: Record<string, Json> } }, id: string) {
+  const schemas = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll("#/components/schemas/", "#/$defs/")) as Record<string, Json>;
+  assert.ok(schemas[id], `${id} is in the document`);
+  return z.fromJSONSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", ...schemas[id], $defs: schemas } as Parameters<typeof z.fromJSONSchema>[0]);
+}
+
+test("the docs page lists every endpoint with a curl example and the limits, error and header tables", async () => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(`${app.url}/docs`);
+  await page.getByRole("heading", { level: 1, name: "API reference" }).waitFor();
+  for (const path of ["/api/generate", "/api/enhance", "/api/status", "/api/waitlist"]) {
+    const section = page.locator(`section#${path.replace("/api/", "")}`);
+    assert.match(await section.locator("pre").first().innerText(), new RegExp(`^curl .*${app.url}${path}`), `curl for ${path}`);
+  }
+  const generate = await page.locator("section#generate").innerText();
+  assert.match(generate, /prompt\s*REQUIRED/i);
+  assert.match(generate, /one of 1:1, 16:9, 9:16/);
+  assert.match(await page.getByTestId("limits-table").innerText(), /Generations per day\s+5\s+1,000 requests/);
+  const errors = await page.getByTestId("errors-table").innerText();
+  for (const [code, status] of [["invalid_prompt", 400], ["rate_limited", 429], ["content_filtered", 422], ["generation_failed", 500]]) {
+    assert.match(errors, new RegExp(`${code}\\s+${status}`));
+  }
+  assert.match(await page.getByTestId("headers-table").innerText(), /X-RateLimit-Reset[\s\S]*Unix time in seconds/);
+  await screenshotAll(page, "docs");
+  assert.deepEqual(await axeBothThemes(page), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses", async () => {
+  const { page, context } = await openPage(browser);
+  await page.goto(`${app.url}/docs`);
+  const doc = await page.evaluate(async () => (await fetch("/api/openapi.json")).json());
+  assert.equal(doc.openapi, "3.1.0");
+  assert.deepEqual(Object.keys(doc.paths).sort(), ["/api/enhance", "/api/generate", "/api/status", "/api/waitlist"]);
+  for (const op of [doc.paths["/api/generate"].post, doc.paths["/api/enhance"].post, doc.paths["/api/status"].get]) {
+    assert.match(op["x-codeSamples"][0].source, /^curl /);
+  }
+
+  const real = await page.evaluate(async () => {
+    const headers = { "X-Requested-With": "XMLHttpRequest", "Content-Type": "application/json" };
+    const gen = await (await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "a paper boat", ratio: "9:16" }) })).json();
+    const status = await (await fetch("/api/status", { headers })).json();
+    const bad = await (await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "" }) })).json();
+    return { gen, status, bad };
+  });
+  const generate = validatorFor(doc, "GenerateResponse");
+  const status = validatorFor(doc, "StatusResponse");
+  const error = validatorFor(doc, "ErrorBody");
+  assert.equal(generate.safeParse(real.gen).success, true, JSON.stringify(real.gen));
+  assert.equal(status.safeParse(real.status).success, true, JSON.stringify(real.status));
+  assert.equal(error.safeParse(real.bad).success, true, JSON.stringify(real.bad));
+  // The validator is real: it rejects a response missing a documented field or with a wrong type.
+  const { url: _url, ...withoutUrl } = real.gen as Json;
+  assert.equal(generate.safeParse(withoutUrl).success, false);
+  assert.equal(status.safeParse({ ...real.status, remaining: "3" }).success, false);
+  // The prompt rule survives into the document even though zod expresses it as a refinement.
+  assert.equal(doc.components.schemas.GenerateRequest.properties.prompt.maxLength, 400);
+  await context.close();
+});
+
+test("pages carry a nonce CSP and security headers; API routes are not touched by the proxy", async () => {
+  const { page, context, problems } = await openPage(browser);
+  const nonces = new Set<string>();
+  for (const path of ["/", "/enhance", "/waitlist", "/docs", "/no-such-page"]) {
+    const res = await page.goto(`${app.url}${path}`);
+    assert.ok(res);
+    const h = res.headers();
+    const csp = h["content-security-policy"] ?? "";
+    const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src ")) ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
+    assert.ok(nonce, `${path}: script nonce in ${csp}`);
+    nonces.add(nonce);
+    assert.doesNotMatch(scriptSrc, /unsafe-inline/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /img-src 'self' data: blob:/);
+    assert.ok(h["referrer-policy"], "Referrer-Policy");
+    assert.match(h["permissions-policy"] ?? "", /camera=\(\)/);
+    const scripts = await page.locator("script").evaluateAll((els) => els.map((e) => (e as HTMLScriptElement).nonce));
+    assert.ok(scripts.length > 0 && scripts.every((n) => n === nonce), `${path}: every script carries the nonce`);
+  }
+  assert.equal(nonces.size, 5, "a fresh nonce per request");
+  assert.equal(await page.getByRole("heading", { name: "Page not found" }).count(), 1);
+
+  const api = await page.request.get(`${app.url}/api/status`, { headers: { "X-Requested-With": "XMLHttpRequest" } });
+  assert.equal(api.headers()["content-security-policy"], undefined);
+  const spec = await page.request.get(`${app.url}/api/openapi.json`);
+  assert.equal(spec.headers()["content-security-policy"], undefined);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the CSP allows the PUBLIC_CDN_URL origin for images, read at request time", async () => {
+  const cdnApp = await startApp({ name: "e2e-cdn", env: { PUBLIC_CDN_URL: "https://images.example.com/darkroom" } });
+  try {
+    const res = await fetch(`${cdnApp.url}/`);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /img-src 'self' data: blob: https:\/\/images\.example\.com;/);
+  } finally {
+    await cdnApp.stop();
+  }
+});
