@@ -16,7 +16,7 @@ before(async () => {
   backends = backend === "upstash" ? await startBackends() : undefined;
   app = await startApp({
     name: `limits-${backend}`,
-    env: { PRO_REQUESTS_PER_DAY: "3", FREE_GENERATIONS_PER_DAY: "2", FREE_ENHANCEMENTS_PER_DAY: "1", WAITLIST_SIGNUPS_PER_DAY: "2", ...backends?.env },
+    env: { PRO_REQUESTS_PER_DAY: "3", FREE_GENERATIONS_PER_DAY: "2", FREE_ENHANCEMENTS_PER_DAY: "1", WAITLIST_SIGNUPS_PER_DAY: "2", TRUSTED_PROXIES: "127.0.5.1", ...backends?.env },
   });
 });
 after(async () => {
@@ -68,6 +68,21 @@ describe("operator limits", () => {
       body: JSON.stringify({ email: "d@example.com" }),
     });
     assert.equal(elsewhere.status, 200, "another IP has its own allowance");
+  });
+
+  it("reads the client from X-Forwarded-For only behind a trusted proxy, right-most untrusted hop first", async () => {
+    const viaProxy = (xff: string) => ({ from: "127.0.5.1", headers: { "X-Forwarded-For": xff } });
+    // The left-most entry is whatever the client sent; the proxy appended the real address on the right.
+    for (let i = 0; i < 2; i++) assert.equal((await generate(app.url, { prompt: `proxied ${i}` }, viaProxy(`198.51.100.1, 203.0.113.77`))).status, 200);
+    assert.equal((await generate(app.url, { prompt: "proxied 3" }, viaProxy("10.9.9.9, 203.0.113.77"))).status, 429);
+    assert.equal((await generate(app.url, { prompt: "another client" }, viaProxy("203.0.113.78"))).status, 200);
+    const s = await call(app.url, "/api/status", { headers: { ...BROWSER, "X-Forwarded-For": "203.0.113.77" }, from: "127.0.5.1" });
+    assert.equal(s.json.usage_today, 2);
+    // An untrusted peer cannot borrow that identity (or escape its own) through the header.
+    const direct = await generate(app.url, { prompt: "direct" }, { from: "127.0.5.2", headers: { "X-Forwarded-For": "203.0.113.78" } });
+    assert.equal(direct.status, 200);
+    const mine = await call(app.url, "/api/status", { headers: BROWSER, from: "127.0.5.2" });
+    assert.equal(mine.json.usage_today, 1);
   });
 
   it("keeps keys and counts across a restart", async () => {

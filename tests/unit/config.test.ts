@@ -1,0 +1,46 @@
+// Configuration is checked once at start: defaults, operator numbers, and half-configured backends refused.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { ConfigError, parseConfig } from "@/lib/config";
+
+describe("parseConfig", () => {
+  it("runs on embedded defaults with no variables at all", () => {
+    const c = parseConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.dataDir, path.resolve(".data"));
+    assert.deepEqual(c.limits, {
+      freeGenerationsPerDay: 5,
+      freeEnhancementsPerDay: 5,
+      proRequestsPerDay: 1000,
+      statusCallsPerMinute: 60,
+      waitlistSignupsPerDay: 20,
+    });
+    assert.equal(c.upload.maxBytes, 10 * 1024 * 1024);
+    assert.equal(c.upload.maxPixels, 25_000_000);
+    assert.equal(c.upstash, undefined);
+    assert.equal(c.blobToken, undefined);
+  });
+
+  it("takes the operator's numbers", () => {
+    const c = parseConfig({ FREE_GENERATIONS_PER_DAY: "7", FREE_ENHANCEMENTS_PER_DAY: "0", PRO_REQUESTS_PER_DAY: "50000" });
+    assert.equal(c.limits.freeGenerationsPerDay, 7);
+    assert.equal(c.limits.freeEnhancementsPerDay, 0);
+    assert.equal(c.limits.proRequestsPerDay, 50000);
+  });
+
+  const bad: [string, NodeJS.ProcessEnv, RegExp][] = [
+    ["a negative limit", { FREE_GENERATIONS_PER_DAY: "-1" }, /FREE_GENERATIONS_PER_DAY/],
+    ["a non-numeric port", { PORT: "http" }, /PORT/],
+    ["an Upstash URL without its token", { UPSTASH_REDIS_REST_URL: "https://x.upstash.io" }, /UPSTASH_REDIS_REST_TOKEN/],
+    ["an Upstash token without its URL", { UPSTASH_REDIS_REST_TOKEN: "t", KEY_PEPPER: "p".repeat(32) }, /UPSTASH_REDIS_REST_URL/],
+    ["Upstash without a shared pepper", { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }, /KEY_PEPPER/],
+    ["a short pepper", { KEY_PEPPER: "short" }, /KEY_PEPPER/],
+    ["a CDN base that is not a URL", { PUBLIC_CDN_URL: "cdn.example.com" }, /PUBLIC_CDN_URL/],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`refuses ${name}`, () => {
+      assert.throws(() => parseConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+    });
+  }
+});
