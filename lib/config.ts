@@ -133,7 +133,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
 export class ConfigError extends Error {}
 
 /** Parse an environment; throws ConfigError listing every bad variable. */
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
+export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);

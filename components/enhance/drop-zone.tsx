@@ -1,11 +1,11 @@
 // Upload by drag and drop, file picker or paste; the visible label doubles as the picker button.
 "use client";
 import { useEffect, useState } from "react";
-import { ACCEPT_ATTRIBUTE } from "@/lib/client/upload-rules";
+import { ACCEPT_ATTRIBUTE, byteBaseFor, formatBytes, megapixels, type UploadLimits } from "@/lib/client/upload-rules";
 
-type Props = { onFile: (file: File) => void; disabled?: boolean; compact?: boolean };
+type Props = { onFile: (file: File) => void; limits: UploadLimits; disabled?: boolean; compact?: boolean };
 
-export function DropZone({ onFile, disabled = false, compact = false }: Props) {
+export function DropZone({ onFile, limits, disabled = false, compact = false }: Props) {
   const [over, setOver] = useState(false);
 
   useEffect(() => {
@@ -63,7 +63,12 @@ export function DropZone({ onFile, disabled = false, compact = false }: Props) {
       <p className="text-sm text-stone-600 dark:text-stone-400">
         {compact ? "or drop / paste one here" : "or drag it here, or paste it (Ctrl+V)"}
       </p>
-      {!compact && <p className="text-xs text-stone-600 dark:text-stone-400">PNG, JPEG, WebP, AVIF or GIF · up to 10 MB and 25 megapixels</p>}
+      {!compact && (
+        <p className="text-xs text-stone-600 dark:text-stone-400" data-testid="upload-limits">
+          PNG, JPEG, WebP, AVIF or GIF · photos over {formatBytes(limits.maxBytes, byteBaseFor(limits.maxBytes))} or{" "}
+          {megapixels(limits.maxPixels)} megapixels are resized in your browser
+        </p>
+      )}
     </div>
   );
 }

@@ -4,15 +4,29 @@ import { PreviewBadge } from "@/components/ui/preview-badge";
 import { secondaryButton } from "@/components/ui/styles";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 
-export function EnhanceResult({ result, fileName }: { result: EnhanceResponse; fileName: string }) {
+type Props = {
+  result: EnhanceResponse;
+  fileName: string;
+  /** The photo as chosen, when the browser resized it: the server only ever saw the smaller copy. */
+  resizedFrom?: { width: number; height: number };
+};
+
+export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
   const base = fileName.replace(/\.[^.]+$/, "") || "image";
   return (
-    <div className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+    <div className="mt-4 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-center sm:justify-between">
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm" data-testid="sizes">
-        <dt className="text-stone-600 dark:text-stone-400">Original</dt>
+        <dt className="text-stone-600 dark:text-stone-400">{resizedFrom ? "Uploaded (resized)" : "Original"}</dt>
         <dt className="text-stone-600 dark:text-stone-400">Enhanced ({result.scale}×)</dt>
-        <dd className="font-mono font-semibold tabular-nums" data-testid="original-size">
-          {result.original_size.replace("x", " × ")}
+        <dd>
+          <span className="font-mono font-semibold tabular-nums" data-testid="original-size">
+            {result.original_size.replace("x", " × ")}
+          </span>
+          {resizedFrom && (
+            <span className="block text-xs whitespace-nowrap text-stone-600 dark:text-stone-400" data-testid="resized-from">
+              from your {resizedFrom.width} × {resizedFrom.height}
+            </span>
+          )}
         </dd>
         <dd className="font-mono font-semibold tabular-nums" data-testid="enhanced-size">
           {result.enhanced_size.replace("x", " × ")}

@@ -1,6 +1,6 @@
 // The enhance page: pick a photo, tune strength and scale, enhance, then compare and download.
 "use client";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, primaryButton } from "@/components/ui/styles";
@@ -10,13 +10,14 @@ import { describeError } from "@/lib/client/error-copy";
 import { fetchAsFile, pickImage, type PickedImage } from "@/lib/client/picked-image";
 import { useElapsed } from "@/lib/client/use-elapsed";
 import { useStatus } from "@/lib/client/use-status";
-import { formatBytes } from "@/lib/client/upload-rules";
+import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
-import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance";
+import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
 import { EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
+import { ResizeNotice } from "./resize-notice";
 
 export function EnhanceStudio() {
   const { status } = useStatus();
@@ -29,8 +30,17 @@ export function EnhanceStudio() {
   const [error, setError] = useState<ClientError | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [announcement, setAnnouncement] = useState("");
+  const [resizing, setResizing] = useState(false);
   const inFlight = useRef(false);
   const elapsed = useElapsed(startedAt);
+  const limits = useMemo(() => uploadLimitsFrom(status), [status]);
+  // Read through a ref so onFile stays stable (the ?src hand-off runs once) yet always checks the latest limits.
+  const limitsRef = useRef(limits);
+  useEffect(() => {
+    limitsRef.current = limits;
+  }, [limits]);
+  // A resize takes a moment; a newer pick in the meantime wins over the older one's late result.
+  const pickSeq = useRef(0);
 
   useEffect(() => {
     if (status?.enhance && !quota) {
@@ -39,7 +49,17 @@ export function EnhanceStudio() {
   }, [status, quota]);
 
   const onFile = useCallback(async (file: File) => {
-    const picked = await pickImage(file);
+    const seq = ++pickSeq.current;
+    const picked = await pickImage(file, limitsRef.current, () => {
+      setResizing(true);
+      setFileError(null);
+      setAnnouncement(`Resizing ${file.name || "your image"} to fit the upload limit…`);
+    });
+    if (seq !== pickSeq.current) {
+      if (picked.ok) URL.revokeObjectURL(picked.image.previewUrl);
+      return;
+    }
+    setResizing(false);
     setResult(null);
     setError(null);
     if (!picked.ok) {
@@ -52,7 +72,7 @@ export function EnhanceStudio() {
       if (old) URL.revokeObjectURL(old.previewUrl);
       return picked.image;
     });
-    setAnnouncement(`${file.name || "Image"} ready to enhance.`);
+    setAnnouncement(picked.image.resized ? `${picked.image.resized.message} Ready to enhance.` : `${file.name || "Image"} ready to enhance.`);
   }, []);
 
   useEffect(() => {
@@ -104,7 +124,13 @@ export function EnhanceStudio() {
 
       <div className="mt-6 grid gap-6 lg:grid-cols-12">
         <div className="space-y-5 lg:col-span-5">
-          <DropZone onFile={(f) => void onFile(f)} disabled={startedAt !== null} compact={image !== null} />
+          <DropZone onFile={(f) => void onFile(f)} disabled={startedAt !== null} compact={image !== null} limits={limits} />
+          {resizing && (
+            <p className="flex items-center gap-2 text-sm text-stone-700 dark:text-stone-300" data-testid="resizing">
+              <Spinner /> Resizing in your browser…
+            </p>
+          )}
+          {!resizing && !fileError && image?.resized && <ResizeNotice note={image.resized} />}
           {fileError && (
             <p className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100" data-testid="file-error">
               {fileError}
@@ -115,7 +141,7 @@ export function EnhanceStudio() {
               Settings
             </h2>
             <EnhanceOptions strength={strength} onStrength={setStrength} scale={scale} onScale={setScale} />
-            <button type="button" className={`${primaryButton} w-full py-3 text-base`} disabled={!image || startedAt !== null} onClick={() => void enhance()} data-testid="enhance">
+            <button type="button" className={`${primaryButton} w-full py-3 text-base`} disabled={!image || resizing || startedAt !== null} onClick={() => void enhance()} data-testid="enhance">
               {startedAt !== null ? (
                 <>
                   <Spinner /> Enhancing… <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
@@ -136,7 +162,7 @@ export function EnhanceStudio() {
           {result && image ? (
             <>
               <CompareSlider before={image.previewUrl} after={result.url} width={ew} height={eh} />
-              <EnhanceResult result={result} fileName={image.file.name} />
+              <EnhanceResult result={result} fileName={image.file.name} resizedFrom={image.resized?.from} />
             </>
           ) : image ? (
             <figure>
@@ -146,7 +172,8 @@ export function EnhanceStudio() {
               </div>
               <figcaption className="mt-2 text-sm text-stone-600 dark:text-stone-400">
                 <span className="font-medium text-stone-800 dark:text-stone-200">{image.file.name || "Pasted image"}</span>
-                {image.width > 0 && ` · ${image.width}×${image.height}`} · {formatBytes(image.file.size)}
+                {image.width > 0 && ` · ${image.width}×${image.height}`} · {formatBytes(image.file.size, byteBaseFor(limits.maxBytes))}
+                {image.resized && " · resized in your browser"}
               </figcaption>
             </figure>
           ) : (

@@ -1,6 +1,6 @@
 // The prompt box with a live code-point counter, checked by the same rule the server uses.
 "use client";
-import { PROMPT_MAX_CODE_POINTS, countCodePoints } from "@/lib/schemas/fields";
+import { PROMPT_MAX_CODE_POINTS, countCodePoints } from "@/lib/schemas/prompt-rules";
 import { fieldLabel, textInput } from "@/components/ui/styles";
 
 type Props = {

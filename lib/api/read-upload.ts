@@ -75,5 +75,13 @@ export async function readUpload(req: Request, maxFileBytes: number): Promise<Up
 }
 
 function tooLarge(maxBytes: number) {
-  return new ApiError("image_too_large", `The image must be at most ${Math.round(maxBytes / (1024 * 1024))} MB.`);
+  return new ApiError("image_too_large", `The image must be at most ${describeBytes(maxBytes)}.`);
+}
+
+/** "10 MB" for 10 MiB, "4.5 MB" for 4,500,000, "300 KB" for 300,000: never rounded down to a misleading 0. */
+export function describeBytes(bytes: number): string {
+  if (bytes < 1_000_000) return `${Math.floor(bytes / 1000)} KB`;
+  const mib = bytes / (1024 * 1024);
+  const mb = Number.isInteger(mib) ? mib : Math.floor(bytes / 100_000) / 10;
+  return `${mb} MB`;
 }

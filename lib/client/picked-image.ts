@@ -1,7 +1,22 @@
-// Turns a chosen file into a checked, previewable image: type and size first, then its pixel count.
-import { checkUploadFile, checkUploadPixels } from "./upload-rules";
+// Turns a chosen file into a checked, previewable image: type first, then size and pixels, resizing what is too large.
+import { shrinkToFit } from "./resize-image";
+import { describeResize, unshrinkableMessage, type ResizeFacts, type ResizeNote } from "./upload-copy";
+import { checkUploadType, type UploadLimits } from "./upload-rules";
 
-export type PickedImage = { file: File; previewUrl: string; width: number; height: number };
+export type PickedImage = {
+  /** What will be uploaded: the chosen file, or its resized copy. */
+  file: File;
+  previewUrl: string;
+  width: number;
+  height: number;
+  /** Set when the browser resized the photo, so the page can say so and label sizes honestly. */
+  resized: ResizeNote | null;
+};
+
+export type PickResult = { ok: true; image: PickedImage } | { ok: false; message: string };
+
+// Beyond this the browser would need gigabytes to decode it, so it is refused rather than resized.
+const MAX_DECODE_PIXELS = 200_000_000;
 
 function measure(url: string): Promise<{ width: number; height: number } | null> {
   return new Promise((resolve) => {
@@ -12,21 +27,44 @@ function measure(url: string): Promise<{ width: number; height: number } | null>
   });
 }
 
-export async function pickImage(file: File): Promise<{ ok: true; image: PickedImage } | { ok: false; message: string }> {
-  const problem = checkUploadFile(file);
+function renamed(name: string, type: string): string {
+  const base = name.replace(/\.[^.]+$/, "") || "image";
+  return `${base}.${type === "image/webp" ? "webp" : "jpg"}`;
+}
+
+/** onResizing fires only when a resize starts, so the page can show that work is under way. */
+export async function pickImage(file: File, limits: UploadLimits, onResizing?: () => void): Promise<PickResult> {
+  const problem = checkUploadType(file);
   if (problem) return { ok: false, message: problem };
   const previewUrl = URL.createObjectURL(file);
   const size = await measure(previewUrl);
-  if (!size) {
+  const overBytes = file.size > limits.maxBytes;
+  const overPixels = size !== null && size.width * size.height > limits.maxPixels;
+  if (!overBytes && !overPixels) {
     // Some valid formats (e.g. AVIF in older browsers) cannot be previewed here; the server still decides.
-    return { ok: true, image: { file, previewUrl, width: 0, height: 0 } };
+    return { ok: true, image: { file, previewUrl, width: size?.width ?? 0, height: size?.height ?? 0, resized: null } };
   }
-  const tooBig = checkUploadPixels(size.width, size.height);
-  if (tooBig) {
-    URL.revokeObjectURL(previewUrl);
-    return { ok: false, message: tooBig };
+  URL.revokeObjectURL(previewUrl);
+  if (size && size.width * size.height > MAX_DECODE_PIXELS) {
+    return { ok: false, message: unshrinkableMessage(file, size, limits, "too-many-pixels") };
   }
-  return { ok: true, image: { file, previewUrl, ...size } };
+
+  onResizing?.();
+  const out = await shrinkToFit(file, limits);
+  if (!out.ok) return { ok: false, message: unshrinkableMessage(file, size, limits, out.reason) };
+  const { blob, width, height, sourceWidth, sourceHeight } = out.resized;
+  const resizedFile = new File([blob], renamed(file.name, blob.type), { type: blob.type });
+  const facts: ResizeFacts = {
+    from: { width: sourceWidth, height: sourceHeight, bytes: file.size },
+    to: { width, height, bytes: blob.size },
+    overBytes,
+    overPixels: sourceWidth * sourceHeight > limits.maxPixels,
+    limits,
+  };
+  return {
+    ok: true,
+    image: { file: resizedFile, previewUrl: URL.createObjectURL(resizedFile), width, height, resized: { ...facts, message: describeResize(facts) } },
+  };
 }
 
 /** "Enhance this" hands over a generated image by URL; only our own origin (or its CDN) is fetched. */

@@ -1,12 +1,9 @@
 // POST /api/enhance: multipart fields and the response schema.
 import { z } from "zod";
+import { DEFAULT_STRENGTH } from "./enhance-rules";
 
-export const ENHANCE_SCALES = [2, 4] as const;
-export const DEFAULT_STRENGTH = 0.5;
-export const MAX_OUTPUT_SIDE = 4096;
-/** What the upload check accepts; everything else is invalid_image whatever its Content-Type says. */
-export const ACCEPTED_IMAGE_FORMATS = ["png", "jpeg", "webp", "avif", "gif"] as const;
-export const ACCEPTED_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/avif", "image/gif"] as const;
+// Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
+export { ACCEPTED_IMAGE_FORMATS, ACCEPTED_IMAGE_TYPES, DEFAULT_STRENGTH, ENHANCE_SCALES, MAX_OUTPUT_SIDE } from "./enhance-rules";
 
 /** Form fields arrive as strings; an empty value counts as present. */
 export const strengthFieldSchema = z

@@ -1,20 +1,9 @@
 // Field rules shared by the API, the forms and the OpenAPI document.
 import { z } from "zod";
+import { isValidPrompt } from "./prompt-rules";
 
-export const PROMPT_MAX_CODE_POINTS = 400;
-
-/** Characters as the contract counts them: Unicode code points, not UTF-16 units. */
-export function countCodePoints(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-export function isValidPrompt(text: unknown): text is string {
-  if (typeof text !== "string") return false;
-  const n = countCodePoints(text);
-  return n >= 1 && n <= PROMPT_MAX_CODE_POINTS && text.trim() !== "";
-}
+// Server code imports the prompt rules from here; client code imports prompt-rules.ts directly to stay zod-free.
+export { PROMPT_MAX_CODE_POINTS, countCodePoints, isValidPrompt } from "./prompt-rules";
 
 export const promptSchema = z
   .string()

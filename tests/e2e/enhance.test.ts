@@ -1,8 +1,8 @@
-// E2E: upload checks, an enhancement, the compare slider moved by keyboard, and the download.
+// E2E: upload checks, an enhancement of an untouched upload, the compare slider moved by keyboard, and the download.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, test } from "node:test";
-import type { Browser } from "playwright";
+import type { Browser, Page } from "playwright";
 import { startApp, type App } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 import { pngOf } from "../helpers/images";
@@ -18,7 +18,30 @@ after(async () => {
   await app?.stop();
 });
 
-test("client-side checks refuse wrong types and oversized files without uploading", async () => {
+/** Chromium hides blob-backed request bodies from Playwright, so the page's own fetch reports the file it sends. */
+async function recordUploads(page: Page): Promise<() => Promise<{ name: string; type: string; base64: string }[]>> {
+  await page.addInitScript(() => {
+    const sent: Promise<{ name: string; type: string; base64: string }>[] = [];
+    Object.assign(window, { __sentImages: sent });
+    const original = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      const image = init?.body instanceof FormData ? init.body.get("image") : null;
+      if (image instanceof File) {
+        const read = new Promise<string>((resolve) => {
+          const reader = new FileReader();
+          reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+          reader.readAsDataURL(image);
+        });
+        sent.push(read.then((base64) => ({ name: image.name, type: image.type, base64 })));
+      }
+      return original(input, init);
+    };
+  });
+  type Sent = { name: string; type: string; base64: string };
+  return () => page.evaluate(() => Promise.all((window as unknown as { __sentImages: Promise<Sent>[] }).__sentImages));
+}
+
+test("client-side checks refuse wrong types and undecodable oversized files without uploading", async () => {
   const { page, context, problems } = await openPage(browser);
   let uploads = 0;
   page.on("request", (r) => {
@@ -28,6 +51,8 @@ test("client-side checks refuse wrong types and oversized files without uploadin
   await page.getByTestId("preview-empty").waitFor();
   await page.getByTestId("usage-meter").filter({ hasText: /^5 of 5 free enhancements left today/ }).waitFor();
   assert.equal(await page.getByTestId("enhance").isDisabled(), true);
+  // The default limits, as published by /api/status.
+  await page.getByTestId("upload-limits").filter({ hasText: "photos over 10 MB or 25 megapixels are resized in your browser" }).waitFor();
   await screenshotAll(page, "enhance-empty");
   assert.deepEqual(await axeBothThemes(page), []);
 
@@ -35,19 +60,23 @@ test("client-side checks refuse wrong types and oversized files without uploadin
   await input.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
   await page.getByTestId("file-error").filter({ hasText: "is not a PNG, JPEG, WebP, AVIF or GIF image" }).waitFor();
   await input.setInputFiles({ name: "huge.png", mimeType: "image/png", buffer: Buffer.alloc(10 * 1024 * 1024 + 1) });
-  await page.getByTestId("file-error").filter({ hasText: "the limit is 10 MB" }).waitFor();
+  // Too large, and not an image the browser can decode to shrink it.
+  await page.getByTestId("file-error").filter({ hasText: "is over this server's 10 MB upload limit, and your browser couldn't read it as an image" }).waitFor();
   assert.equal(await page.getByTestId("enhance").isDisabled(), true);
   assert.equal(uploads, 0);
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test("an enhance with the compare slider moved by the keyboard", async () => {
+test("an enhance of an untouched small upload, with the compare slider moved by the keyboard", async () => {
   const { page, context, problems } = await openPage(browser);
+  const sentImages = await recordUploads(page);
   await page.goto(`${app.url}/enhance`);
-  await page.locator("#image-file").setInputFiles({ name: "harbour.png", mimeType: "image/png", buffer: await pngOf(320, 240) });
+  const png = await pngOf(320, 240);
+  await page.locator("#image-file").setInputFiles({ name: "harbour.png", mimeType: "image/png", buffer: png });
   await page.getByTestId("upload-preview").waitFor();
   assert.match(await page.locator("figcaption").innerText(), /harbour\.png · 320×240/);
+  assert.equal(await page.getByTestId("resize-notice").count(), 0);
 
   await page.getByRole("slider", { name: "Strength" }).fill("0.8");
   assert.equal(await page.getByTestId("strength-value").innerText(), "0.80");
@@ -56,6 +85,10 @@ test("an enhance with the compare slider moved by the keyboard", async () => {
   await page.getByTestId("enhance").click();
 
   await page.getByTestId("compare").waitFor();
+  // Within the default limits the file goes up byte for byte, under its own name.
+  const [sent] = await sentImages();
+  assert.deepEqual({ name: sent.name, type: sent.type }, { name: "harbour.png", type: "image/png" });
+  assert.ok(Buffer.from(sent.base64, "base64").equals(png), "the upload is the chosen file, untouched");
   assert.equal(await page.getByTestId("original-size").innerText(), "320 × 240");
   assert.equal(await page.getByTestId("enhanced-size").innerText(), "640 × 480");
   await page.getByTestId("usage-meter").filter({ hasText: /^4 of 5 free enhancements left today/ }).waitFor();

@@ -29,7 +29,7 @@ describe("parseConfig", () => {
     assert.equal(c.limits.proRequestsPerDay, 50000);
   });
 
-  const bad: [string, NodeJS.ProcessEnv, RegExp][] = [
+  const bad: [string, Record<string, string>, RegExp][] = [
     ["a negative limit", { FREE_GENERATIONS_PER_DAY: "-1" }, /FREE_GENERATIONS_PER_DAY/],
     ["a non-numeric port", { PORT: "http" }, /PORT/],
     ["an Upstash URL without its token", { UPSTASH_REDIS_REST_URL: "https://x.upstash.io" }, /UPSTASH_REDIS_REST_TOKEN/],
