@@ -26,8 +26,8 @@ const envSchema = z
     WAITLIST_SIGNUPS_PER_DAY: positiveInt(20),
 
     MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
-    GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-    GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
+    GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+    GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     ENHANCE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
 
