@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   },
   server_error: { status: 500, message: "Unexpected server error." },
   not_found: { status: 404, message: "Not found." },
+  method_not_allowed: { status: 405, message: "This method is not allowed on this endpoint." },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

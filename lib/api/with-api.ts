@@ -164,3 +164,29 @@ export function originOf(req: Request): string {
   if (host && HOST_PATTERN.test(host)) return `${url.protocol}//${host}`;
   return url.origin;
 }
+
+/**
+ * Handlers for the methods an endpoint does not serve: the contract's error body and headers (describing the
+ * caller IP's Free generation bucket, as for a 401) instead of the framework's empty 405.
+ */
+export function rejectOtherMethods(allowed: string[]) {
+  const handler = async (req: Request): Promise<Response> => {
+    const requestId = newRequestId();
+    let usage: Usage | undefined;
+    try {
+      const svc = getServices();
+      usage = await svc.store.peek(svc.buckets.freeGenerations, identityOfIp(readClientIp(req, svc))).catch(() => undefined);
+    } catch {
+      usage = undefined;
+    }
+    const res = errorResponse(
+      new ApiError("method_not_allowed", `Use ${allowed.join(" or ")} on this endpoint.`),
+      requestId,
+      usage ?? fallbackUsage(undefined),
+    );
+    res.headers.set("Allow", allowed.join(", "));
+    return res;
+  };
+  const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !allowed.includes(m));
+  return Object.fromEntries(methods.map((m) => [m, handler])) as Record<string, (req: Request) => Promise<Response>>;
+}

@@ -363,6 +363,22 @@ describe("POST /api/enhance", () => {
   });
 });
 
+describe("other methods and paths", () => {
+  it("answers methods an endpoint does not serve with a JSON 405", async () => {
+    for (const [method, path, allow] of [["GET", "/api/generate", "POST"], ["DELETE", "/api/enhance", "POST"], ["POST", "/api/status", "GET"], ["GET", "/api/waitlist", "POST"]]) {
+      const res = await call(app.url, path, { method, headers: BROWSER, from: nextIp() });
+      assertError(res, 405, "method_not_allowed");
+      assert.equal(res.headers.allow, allow);
+    }
+  });
+  it("answers unknown API paths with a JSON 404", async () => {
+    const res = await call(app.url, "/api/nothing-here", { headers: BROWSER });
+    assert.equal(res.status, 404);
+    assert.equal(res.json.error.code, "not_found");
+    assert.match(String(res.headers["x-request-id"]), /^req_/);
+  });
+});
+
 describe("GET /cdn", { skip: backend !== "embedded" && "images live on the Blob server" }, () => {
   it("404s unknown ids and path tricks", async () => {
     for (const path of ["/cdn/0123456789abcdef0123456789abcdef.png", "/cdn/..%2F..%2Fdarkroom.db", "/cdn/key-pepper", "/cdn/%2e%2e%2fkey-pepper"]) {

@@ -1,5 +1,5 @@
 // POST /api/enhance – enhance and upscale an uploaded photo.
-import { withApi } from "@/lib/api/with-api";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { enhanceImage } from "@/lib/enhance/enhance";
 
@@ -7,3 +7,5 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const POST = withApi({ policy: "enhance", parse: parseEnhance, run: enhanceImage });
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

@@ -1,5 +1,5 @@
 // POST /api/generate – generate an image from a prompt.
-import { withApi } from "@/lib/api/with-api";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { ApiError } from "@/lib/api/errors";
 import { generateImage } from "@/lib/engines/generate";
@@ -20,3 +20,5 @@ export const POST = withApi({
   },
   run: generateImage,
 });
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

@@ -1,5 +1,5 @@
 // POST /api/waitlist – join the Pro waitlist; open to anyone.
-import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
+import { errorResponse, newRequestId, rejectOtherMethods, respond } from "@/lib/api/with-api";
 import { nextUtcMidnightMs } from "@/lib/api/headers";
 import { getServices } from "@/lib/services";
 import type { Usage } from "@/lib/store/types";
@@ -19,3 +19,5 @@ export async function POST(req: Request): Promise<Response> {
     return errorResponse(err, requestId, usage);
   }
 }
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);
