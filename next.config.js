@@ -5,7 +5,7 @@ module.exports = {
   distDir: process.env.DARKROOM_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
-  serverExternalPackages: ["better-sqlite3", "sharp", "busboy"],
+  serverExternalPackages: ["better-sqlite3", "sharp", "busboy", "onnxruntime-node"],
   // Type checking runs once in `npm test` (tests/unit/typecheck.test.ts); `npm start` need not repeat it.
   // Next appends each distDir to its tsconfig's include; it gets a generated, git-ignored one that extends
   // tsconfig.json (written by lib/ops/build.ts), so builds never rewrite tracked files.

@@ -13,6 +13,8 @@ async function main() {
   const dev = process.argv.includes("--dev");
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   const root = path.resolve(__dirname);
+  // Bundled route code cannot use __dirname; the enhance worker pool finds its files from here.
+  process.env.DARKROOM_ROOT ??= root;
 
   const config = parseConfig(process.env);
   const proxies = parseTrustedProxies(config.trustedProxies);

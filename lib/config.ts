@@ -1,4 +1,6 @@
 // All environment configuration, validated once with one zod schema so a bad deploy fails at start.
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
@@ -28,8 +30,11 @@ const envSchema = z
     MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
     GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
     GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
-    ENHANCE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    ENHANCE_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+    ENHANCE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
+    ENHANCE_MODEL_PATH: optionalText,
+    ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
 
     UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
     UPSTASH_REDIS_REST_TOKEN: optionalText,
@@ -58,11 +63,39 @@ const envSchema = z
         message: "set KEY_PEPPER (32+ random characters, the same on every instance) when using Upstash or Vercel",
       });
     }
+    // A missing operator model must stop start, not fail every enhancement later.
+    if (env.ENHANCE_MODEL_PATH && !isFile(path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH))) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ENHANCE_MODEL_PATH"],
+        message: `no model file at ${env.ENHANCE_MODEL_PATH} (an ONNX super-resolution model: NCHW float32 RGB in [0, 1], dynamic height and width)`,
+      });
+    }
     // A malformed route must stop start, not surface as failures on the first request.
     for (const issue of resolveChains(modelValuesOf(env), providerEnvOf(env)).issues) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(/*turbopackIgnore: true*/ file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Enhance workers default to one per core, each with its share of the cores as ONNX Runtime threads. */
+function readEnhanceSettings(env: z.infer<typeof envSchema>) {
+  const cores = os.availableParallelism();
+  const workers = env.ENHANCE_WORKERS ?? cores;
+  return {
+    workers,
+    threads: Math.max(1, Math.floor(cores / workers)),
+    modelPath: env.ENHANCE_MODEL_PATH ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH) : undefined,
+    device: env.ENHANCE_DEVICE,
+  };
+}
 
 // Parsed env values are read by name here, since the provider variables are generated from the route tables.
 type ProviderVars = Record<string, unknown>;
@@ -113,9 +146,11 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     work: {
       generateConcurrency: env.GENERATE_CONCURRENCY,
       generateQueue: env.GENERATE_QUEUE,
-      enhanceConcurrency: env.ENHANCE_CONCURRENCY,
+      // Jobs beyond the workers would only wait inside the pool, outside the bounded queue.
+      enhanceConcurrency: env.ENHANCE_CONCURRENCY ?? env.ENHANCE_WORKERS ?? os.availableParallelism(),
       enhanceQueue: env.ENHANCE_QUEUE,
     },
+    enhance: readEnhanceSettings(env),
     upstash:
       env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
         ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }

@@ -4,17 +4,25 @@ import type { EnhanceInput } from "@/lib/api/parse-enhance";
 import type { Context } from "@/lib/api/with-api";
 import { log, describeError } from "@/lib/log";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
+import { runEnhanceEngine } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
-import { sharpEngine } from "./sharp-engine";
 
 export async function enhanceImage(input: EnhanceInput, ctx: Context): Promise<EnhanceResponse> {
-  const engine = sharpEngine;
   const result = await ctx.svc.queues.enhance.run(async () => {
+    const started = performance.now();
     try {
-      return await enhanceRaw(engine, input.image, { strength: input.strength, scale: input.scale, signal: ctx.signal });
+      const out = await enhanceRaw((job) => runEnhanceEngine(ctx.svc.config, job), input.image, {
+        strength: input.strength,
+        scale: input.scale,
+        model: input.model,
+        signal: ctx.signal,
+      });
+      // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
+      log.info("enhance job", { request_id: ctx.requestId, engine: out.engine, model: input.model, size: `${out.width}x${out.height}`, ms: Math.round(performance.now() - started) });
+      return out;
     } catch (err) {
       if (err instanceof ApiError || ctx.signal.aborted) throw err;
-      log.error("enhance failed", { request_id: ctx.requestId, engine: engine.id, ...describeError(err) });
+      log.error("enhance failed", { request_id: ctx.requestId, model: input.model, ...describeError(err) });
       throw new ApiError("server_error", "The image could not be enhanced.");
     }
   }, ctx.signal);
@@ -28,7 +36,8 @@ export async function enhanceImage(input: EnhanceInput, ctx: Context): Promise<E
     id: stored.id,
     strength: input.strength,
     scale: Number(result.scale.toFixed(4)),
-    engine: engine.id,
+    model: input.model,
+    engine: result.engine,
     usage: lease.used,
     remaining: lease.remaining,
   };

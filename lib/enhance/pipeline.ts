@@ -1,9 +1,10 @@
 // The enhance pipeline: target size under the 4096 px cap, engine, then PNG without metadata.
 import sharp from "sharp";
 import { MAX_OUTPUT_SIDE } from "@/lib/schemas/enhance";
-import type { EnhanceEngine, RawImage } from "./types";
+import type { EnhanceJob, EnhanceOutput, ModelChoice, RawImage } from "./types";
 
-export type EnhanceOptions = { strength: number; scale: 2 | 4; signal: AbortSignal };
+export type EnhanceOptions = { strength: number; scale: 2 | 4; model?: ModelChoice; signal: AbortSignal };
+export type RunEngine = (job: EnhanceJob) => Promise<EnhanceOutput>;
 
 /** Output size for a scale, lowered so the long side stays within 4096 px. */
 export function targetSize(width: number, height: number, scale: number) {
@@ -15,12 +16,12 @@ export function targetSize(width: number, height: number, scale: number) {
   };
 }
 
-export async function enhanceRaw(engine: EnhanceEngine, image: RawImage, opts: EnhanceOptions) {
+export async function enhanceRaw(run: RunEngine, image: RawImage, opts: EnhanceOptions) {
   const target = targetSize(image.width, image.height, opts.scale);
-  const out = await engine.enhance({ image, width: target.width, height: target.height, strength: opts.strength, signal: opts.signal });
+  const out = await run({ image, width: target.width, height: target.height, strength: opts.strength, model: opts.model ?? "fast", signal: opts.signal });
   // sharp writes no EXIF/XMP/ICC unless asked (withMetadata), so GPS and the rest are gone.
   const png = await sharp(out.data, { raw: { width: out.width, height: out.height, channels: out.channels } })
     .png({ compressionLevel: 6 })
     .toBuffer();
-  return { png, width: out.width, height: out.height, scale: target.scale };
+  return { png, width: out.width, height: out.height, scale: target.scale, engine: out.engine };
 }

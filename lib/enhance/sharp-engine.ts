@@ -1,4 +1,4 @@
-// Classical enhancement with sharp: lanczos3 resize, then denoise, local contrast and sharpening that grow with strength.
+// Classical enhancement with sharp (the fallback when the neural engine cannot load): lanczos3, denoise, contrast, sharpening.
 import sharp, { type Sharp } from "sharp";
 import type { EnhanceEngine, RawImage } from "./types";
 
@@ -26,7 +26,7 @@ export const sharpEngine: EnhanceEngine = {
     signal.throwIfAborted();
     const input = { raw: { width: image.width, height: image.height, channels: image.channels } };
     const resized = await toRaw(sharp(image.data, { raw: input.raw }).resize(width, height, { kernel: "lanczos3" }), image.channels);
-    if (strength <= 0) return resized;
+    if (strength <= 0) return { ...resized, engine: "sharp" };
 
     const p = strengthParams(strength);
     const raw = { raw: { width, height, channels: image.channels } };
@@ -35,7 +35,7 @@ export const sharpEngine: EnhanceEngine = {
     const contrasted = await toRaw(base.sharpen({ sigma: 10, m1: p.contrast, m2: p.contrast }), image.channels);
     const enhanced = await toRaw(sharp(contrasted.data, raw).sharpen({ sigma: p.sigma, m1: 1, m2: p.m2 }), image.channels);
     signal.throwIfAborted();
-    return { ...resized, data: blendBytes(resized.data, enhanced.data, p.blend) };
+    return { ...resized, data: blendBytes(resized.data, enhanced.data, p.blend), engine: "sharp" };
   },
 };
 

@@ -1,4 +1,4 @@
-// The enhancement engine interface: the sharp pipeline now, the neural engine later.
+// The enhancement engine interface: the neural engine (ONNX Runtime workers), with sharp as the fallback.
 
 /** Decoded pixels, orientation already applied. */
 export type RawImage = {
@@ -8,6 +8,8 @@ export type RawImage = {
   channels: 3 | 4;
 };
 
+export type ModelChoice = "fast" | "quality";
+
 export type EnhanceJob = {
   image: RawImage;
   /** Target size, already capped at 4096 px on the long side. */
@@ -15,11 +17,15 @@ export type EnhanceJob = {
   height: number;
   /** 0 = faithful lanczos3 resize, 1 = strongest enhancement. */
   strength: number;
+  model: ModelChoice;
   signal: AbortSignal;
 };
+
+/** The result plus the label of what actually produced it (the response's `engine`). */
+export type EnhanceOutput = RawImage & { engine: string };
 
 export interface EnhanceEngine {
   readonly id: string;
   readonly ai: boolean;
-  enhance(job: EnhanceJob): Promise<RawImage>;
+  enhance(job: EnhanceJob): Promise<EnhanceOutput>;
 }

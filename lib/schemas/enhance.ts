@@ -1,9 +1,9 @@
 // POST /api/enhance: multipart fields and the response schema.
 import { z } from "zod";
-import { DEFAULT_STRENGTH } from "./enhance-rules";
+import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS } from "./enhance-rules";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
-export { ACCEPTED_IMAGE_FORMATS, ACCEPTED_IMAGE_TYPES, DEFAULT_STRENGTH, ENHANCE_SCALES, MAX_OUTPUT_SIDE } from "./enhance-rules";
+export { ACCEPTED_IMAGE_FORMATS, ACCEPTED_IMAGE_TYPES, DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS, ENHANCE_SCALES, MAX_OUTPUT_SIDE } from "./enhance-rules";
 
 /** Form fields arrive as strings; an empty value counts as present. */
 export const strengthFieldSchema = z
@@ -19,11 +19,16 @@ export const scaleFieldSchema = z
   .transform((v) => Number(v) as 2 | 4)
   .meta({ description: "Upscale factor, 2 (default) or 4; lowered to keep the long side within 4096 px." });
 
+export const modelFieldSchema = z
+  .enum(ENHANCE_MODELS)
+  .meta({ description: "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute)." });
+
 export const enhanceRequestSchema = z
   .object({
     image: z.string().meta({ format: "binary", description: "PNG, JPEG, WebP, AVIF or GIF; at most 10 MB and 25 megapixels." }),
     strength: z.number().min(0).max(1).default(DEFAULT_STRENGTH).optional(),
     scale: z.union([z.literal(2), z.literal(4)]).default(2).optional(),
+    model: z.enum(ENHANCE_MODELS).default(DEFAULT_ENHANCE_MODEL).optional(),
   })
   .meta({ id: "EnhanceRequest" });
 
@@ -36,7 +41,8 @@ export const enhanceResponseSchema = z
     id: z.string(),
     strength: z.number(),
     scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
-    engine: z.string(),
+    model: z.enum(ENHANCE_MODELS),
+    engine: z.string().meta({ description: "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load." }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
   })

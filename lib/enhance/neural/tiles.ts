@@ -1,0 +1,65 @@
+// Tile layout for super-resolution: a near-equal grid, each tile run with context pixels it then crops away.
+// With context ≥ the model's receptive radius a tiled run equals an untiled one, so no seam blending is needed,
+// and peak memory follows the tile size instead of the image size.
+
+export type Tile = {
+  /** Interior, in input pixels. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Interior plus context, clipped to the image. */
+  ex: number;
+  ey: number;
+  ew: number;
+  eh: number;
+};
+
+/** [0, n) in k near-equal parts, so there is no sliver of a last tile. */
+function splitRange(n: number, k: number): [number, number][] {
+  return Array.from({ length: k }, (_, i) => [Math.floor((i * n) / k), Math.floor(((i + 1) * n) / k)]);
+}
+
+export function planTiles(width: number, height: number, tileSize: number, overlap: number): Tile[] {
+  const nx = tileSize > 0 ? Math.ceil(width / tileSize) : 1;
+  const ny = tileSize > 0 ? Math.ceil(height / tileSize) : 1;
+  const tiles: Tile[] = [];
+  for (const [y0, y1] of splitRange(height, ny))
+    for (const [x0, x1] of splitRange(width, nx)) {
+      const ex = Math.max(0, x0 - overlap);
+      const ey = Math.max(0, y0 - overlap);
+      const ew = Math.min(width, x1 + overlap) - ex;
+      const eh = Math.min(height, y1 + overlap) - ey;
+      tiles.push({ x: x0, y: y0, w: x1 - x0, h: y1 - y0, ex, ey, ew, eh });
+    }
+  return tiles;
+}
+
+/** Copies a tile's extended region out of an interleaved image as packed RGB (alpha dropped). */
+export function extractRegion(data: Uint8Array, width: number, channels: number, t: Tile): Uint8Array {
+  const out = new Uint8Array(t.ew * t.eh * 3);
+  let d = 0;
+  for (let y = 0; y < t.eh; y++) {
+    let s = ((t.ey + y) * width + t.ex) * channels;
+    if (channels === 3) {
+      out.set(data.subarray(s, s + t.ew * 3), d);
+      d += t.ew * 3;
+      continue;
+    }
+    for (let x = 0; x < t.ew; x++, s += channels) {
+      out[d++] = data[s];
+      out[d++] = data[s + 1];
+      out[d++] = data[s + 2];
+    }
+  }
+  return out;
+}
+
+/** Writes a tile's upscaled interior (packed RGB, w·s × h·s) into the RGB output. */
+export function placeTile(out: Uint8Array, outWidth: number, tile: Tile, scale: number, pixels: Uint8Array) {
+  const rowBytes = tile.w * scale * 3;
+  for (let y = 0; y < tile.h * scale; y++) {
+    const d = ((tile.y * scale + y) * outWidth + tile.x * scale) * 3;
+    out.set(pixels.subarray(y * rowBytes, (y + 1) * rowBytes), d);
+  }
+}

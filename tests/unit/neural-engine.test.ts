@@ -1,0 +1,151 @@
+// The neural engine end to end on real workers: seams, the strength mapping, alpha, the 4096 cap and operator models.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import sharp from "sharp";
+import { createNeuralEngine } from "@/lib/enhance/neural-engine";
+import { encodeModel, toFloatTensor, TensorDataType } from "@/lib/enhance/neural/onnx-proto";
+import { WorkerPool } from "@/lib/enhance/neural/pool";
+import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
+import { planTiles } from "@/lib/enhance/neural/tiles";
+import { targetSize } from "@/lib/enhance/pipeline";
+import type { EnhanceEngine, RawImage } from "@/lib/enhance/types";
+import { loadTestPhoto, measureDiff } from "../fixtures/photos";
+
+const ROOT = path.resolve(__dirname, "../..");
+const signal = new AbortController().signal;
+
+/** A Real-ESRGAN-style ONNX without metadata: nearest 4× upscaling, so the scale must be probed. */
+function writeNearestModel(dir: string): string {
+  const file = path.join(dir, "nearest-x4.onnx");
+  fs.writeFileSync(file, encodeModel({
+    irVersion: 8, opset: 17, producerName: "test", producerVersion: "1", graphName: "nearest",
+    nodes: [{
+      name: "up", opType: "Resize", inputs: ["x", "", "scales"], outputs: ["y"],
+      attrs: [
+        { name: "mode", type: "string", value: "nearest" },
+        { name: "coordinate_transformation_mode", type: "string", value: "asymmetric" },
+        { name: "nearest_mode", type: "string", value: "floor" },
+      ],
+    }],
+    initializers: [toFloatTensor("scales", [4], new Float32Array([1, 1, 4, 4]))],
+    inputs: [{ name: "x", elemType: TensorDataType.FLOAT, shape: [1, 3, "h", "w"] }],
+    outputs: [{ name: "y", elemType: TensorDataType.FLOAT, shape: [1, 3, "H", "W"] }],
+    metadata: [],
+  }));
+  return file;
+}
+
+async function lanczosOf(image: RawImage, width: number, height: number): Promise<Buffer> {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+    .resize(width, height, { kernel: "lanczos3", fit: "fill" })
+    .raw()
+    .toBuffer();
+}
+
+describe("neural engine", () => {
+  let pool: WorkerPool;
+  let upscaler: Upscaler;
+  let engine: EnhanceEngine;
+  let tmp: string;
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-neural-"));
+    pool = new WorkerPool({ script: path.join(ROOT, "lib/enhance/neural/worker.cjs"), size: 2, workerData: { root: ROOT, cacheDir: path.join(tmp, "models"), threads: 1, device: "cpu" } });
+    upscaler = createUpscaler(pool);
+    engine = createNeuralEngine({ upscaler });
+  });
+  after(async () => {
+    await pool.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("tiles cover every pixel exactly once", () => {
+    for (const [w, h, t] of [[512, 512, 256], [1000, 333, 256], [5, 7, 256], [300, 300, 128]]) {
+      const seen = new Uint8Array(w * h);
+      for (const tile of planTiles(w, h, t, 10)) {
+        assert.ok(tile.w <= t && tile.h <= t && tile.ex >= 0 && tile.ey >= 0 && tile.ex + tile.ew <= w && tile.ey + tile.eh <= h);
+        for (let y = tile.y; y < tile.y + tile.h; y++) for (let x = tile.x; x < tile.x + tile.w; x++) seen[y * w + x]++;
+      }
+      assert.ok(seen.every((v) => v === 1));
+    }
+  });
+
+  for (const pkg of ["esrgan-slim", "esrgan-medium"] as const) {
+    it(`${pkg}: a tiled run equals an untiled one within 1/255 (no seams)`, async () => {
+      const img = await loadTestPhoto(120, 90);
+      const model = { kind: "package", pkg, scale: 2 } as const;
+      const whole = await upscaler.upscale(model, img, { signal, tileSize: 0 });
+      const tiled = await upscaler.upscale(model, img, { signal, tileSize: 40 });
+      const d = measureDiff(whole.data, tiled.data);
+      assert.ok(d.max <= 1, `max diff ${d.max}`);
+      // Too little context does leave seams, so the check above can fail.
+      const seamy = await upscaler.upscale(model, img, { signal, tileSize: 40, overlap: 2 });
+      assert.ok(measureDiff(whole.data, seamy.data).max > 1);
+    });
+  }
+
+  it("is lanczos3 at strength 0 and moves away from it strictly monotonically", async () => {
+    const image = await loadTestPhoto(64, 48);
+    const lanczos = await lanczosOf(image, 128, 96);
+    const diffs: number[] = [];
+    for (const strength of [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1]) {
+      const out = await engine.enhance({ image, width: 128, height: 96, strength, model: "fast", signal });
+      assert.equal(out.engine, strength === 0 ? "lanczos3" : "onnx:esrgan-slim-x2");
+      diffs.push(measureDiff(out.data, lanczos).mean);
+    }
+    assert.equal(diffs[0], 0);
+    for (let i = 1; i < diffs.length; i++) assert.ok(diffs[i] > diffs[i - 1], `monotonic: ${diffs.join(", ")}`);
+  });
+
+  it("uses the 4× model for scale 4, and medium for quality", async () => {
+    const image = await loadTestPhoto(40, 30);
+    const out = await engine.enhance({ image, width: 160, height: 120, strength: 1, model: "quality", signal });
+    assert.deepEqual([out.width, out.height, out.engine], [160, 120, "onnx:esrgan-medium-x4"]);
+  });
+
+  it("keeps transparency, resized with lanczos3", async () => {
+    const rgb = await loadTestPhoto(32, 24);
+    const data = Buffer.alloc(32 * 24 * 4);
+    for (let i = 0; i < 32 * 24; i++) {
+      rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
+      data[i * 4 + 3] = (i % 32) * 8;
+    }
+    const image: RawImage = { data, width: 32, height: 24, channels: 4 };
+    const out = await engine.enhance({ image, width: 64, height: 48, strength: 1, model: "fast", signal });
+    assert.equal(out.channels, 4);
+    const lanczos = await lanczosOf(image, 64, 48);
+    for (let i = 3; i < out.data.length; i += 4) assert.equal(out.data[i], lanczos[i]);
+  });
+
+  it("caps the long side at 4096 px, lowering the scale and resizing the model output to fit", async () => {
+    const image = await loadTestPhoto(2100, 12);
+    const t = targetSize(2100, 12, 4);
+    assert.deepEqual([t.width, t.height], [4096, 23]);
+    const out = await engine.enhance({ image, width: t.width, height: t.height, strength: 1, model: "fast", signal });
+    assert.deepEqual([out.width, out.height, out.engine], [4096, 23, "onnx:esrgan-slim-x2"]);
+    // Inputs already over 4096 px are not upscaled, so the network is skipped, and the label says so.
+    const huge = await loadTestPhoto(4500, 8);
+    const h = targetSize(4500, 8, 2);
+    const skipped = await engine.enhance({ image: huge, width: h.width, height: h.height, strength: 1, model: "fast", signal });
+    assert.deepEqual([skipped.width, skipped.engine], [4096, "lanczos3+sharpen"]);
+  });
+
+  it("serves an operator ONNX model for both names, probing its scale", async () => {
+    const operator = createNeuralEngine({ upscaler, modelPath: writeNearestModel(tmp) });
+    const image = await loadTestPhoto(30, 20);
+    for (const model of ["fast", "quality"] as const) {
+      const out = await operator.enhance({ image, width: 60, height: 40, strength: 1, model, signal });
+      assert.deepEqual([out.width, out.height, out.engine], [60, 40, "onnx:nearest-x4.onnx"]);
+    }
+    assert.equal((await upscaler.describe({ kind: "file", path: path.join(tmp, "nearest-x4.onnx") })).scale, 4);
+  });
+
+  it("stops an aborted job before its tiles run", async () => {
+    const ctl = new AbortController();
+    ctl.abort(new Error("gone"));
+    const image = await loadTestPhoto(64, 48);
+    await assert.rejects(engine.enhance({ image, width: 128, height: 96, strength: 1, model: "fast", signal: ctl.signal }), /gone/);
+  });
+});
