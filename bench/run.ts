@@ -1,9 +1,10 @@
-// `npm run bench`: figures measured side by side in one run, printed as ratios against a baseline.
+// `npm run bench`: figures measured side by side in one run, printed as ratios against a baseline (neural part in neural.ts).
 import autocannon from "autocannon";
 import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchMemory, benchPsnr, benchSpeed, serveReference, type Table } from "./neural";
 
 type Cannon = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
 
@@ -31,7 +32,18 @@ async function timeEach(n: number, fn: () => Promise<void>): Promise<number[]> {
   return times;
 }
 
+function printTable(t: Table) {
+  const widths = t.head.map((h, c) => Math.max(h.length, ...t.rows.map((r) => (r[c] ?? "").length)));
+  const line = (cells: string[]) => `| ${t.head.map((_, c) => (cells[c] ?? "").padEnd(widths[c])).join(" | ")} |`;
+  console.log(`\n${line(t.head)}`);
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of t.rows) console.log(line(r));
+  for (const n of t.notes) console.log(`  ${n}`);
+}
+
 async function main() {
+  const neuralTables: Table[] = [];
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const app = await startApp({
     name: "bench",
     env: { STATUS_CALLS_PER_MINUTE: "100000000", PRO_REQUESTS_PER_DAY: "100000000", GENERATE_QUEUE: "1000" },
@@ -77,11 +89,15 @@ async function main() {
       if (res.status !== 200 || res.json.enhanced_size !== "1024x1024") throw new Error(`enhance failed: ${res.status} ${res.text}`);
     });
     rows.push(["sharp lanczos3 512²→1024² + PNG (in-process floor)", `${fmt(1000 / median(direct))} img/s`, `p50 ${fmt(median(direct))} ms`, "1.00×"]);
-    rows.push(["POST /api/enhance 512²→1024² (sharp engine)", `${fmt(1000 / median(enh))} img/s`, `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`, `${fmt(median(enh) / median(direct), 2)}× the floor's time`]);
+    rows.push(["POST /api/enhance 512²→1024² (neural fast, strength 0.5)", `${fmt(1000 / median(enh))} img/s`, `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`, `${fmt(median(enh) / median(direct), 2)}× the floor's time`]);
 
+    // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
+    neuralTables.push(await benchSpeed(app, auth, rounds));
+    neuralTables.push(await benchPsnr(app, auth));
   } finally {
     await app.stop();
   }
+  neuralTables.push(await benchMemory(async (a) => ({ Authorization: `Bearer ${(await createKey(a, "bench")).key}` })));
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
@@ -90,9 +106,12 @@ async function main() {
   console.log(line(head));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const r of rows) console.log(line(r));
+  for (const t of neuralTables) printTable(t);
 }
 
-main().catch((err) => {
+// The tfjs-wasm reference runs in a child process of this script, so it never shares a process with the server.
+const run = process.argv.includes("--reference-child") ? serveReference : main;
+run().catch((err) => {
   console.error(err);
   process.exit(1);
 });

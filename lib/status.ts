@@ -3,6 +3,7 @@ import type { Context } from "@/lib/api/with-api";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import { describeEngines, hasFailingRoute } from "@/lib/engines";
+import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
 import { nextUtcMidnightMs } from "@/lib/api/headers";
 import type { Bucket, Usage } from "@/lib/store/types";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
@@ -37,5 +38,6 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
     styles: STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description })),
     ratios: [...RATIOS],
     upload: { max_bytes: ctx.svc.config.upload.maxBytes, max_pixels: ctx.svc.config.upload.maxPixels },
+    enhance_engine: describeEnhanceEngine(ctx.svc.config),
   };
 }

@@ -1,15 +1,29 @@
-// Enhancement settings: the strength slider (0–1) and the 2×/4× scale toggle.
+// Enhancement settings: the strength slider (0–1), the fast/quality model toggle and the 2×/4× scale toggle.
 "use client";
 import { fieldLabel } from "@/components/ui/styles";
+import type { ENHANCE_MODELS } from "@/lib/schemas/enhance-rules";
+
+export type EnhanceModel = (typeof ENHANCE_MODELS)[number];
+
+const MODEL_CHOICES: { value: EnhanceModel; label: string; hint: string }[] = [
+  { value: "fast", label: "Fast", hint: "ESRGAN slim" },
+  { value: "quality", label: "Quality", hint: "ESRGAN medium · ~3× slower" },
+];
+
+const choiceClass =
+  "relative flex cursor-pointer flex-col items-center justify-center rounded-lg border border-stone-300 bg-white px-3 py-2 text-sm font-semibold has-checked:border-safelight-600 has-checked:bg-safelight-50 has-checked:text-safelight-700 has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-safelight-600 dark:border-stone-700 dark:bg-stone-950 dark:has-checked:border-safelight-400 dark:has-checked:bg-safelight-700/20 dark:has-checked:text-safelight-100 dark:has-focus-visible:outline-safelight-300";
+const radioClass = "absolute inset-0 m-0 cursor-pointer appearance-none opacity-0";
 
 type Props = {
   strength: number;
   onStrength: (v: number) => void;
   scale: 2 | 4;
   onScale: (v: 2 | 4) => void;
+  model: EnhanceModel;
+  onModel: (v: EnhanceModel) => void;
 };
 
-export function EnhanceOptions({ strength, onStrength, scale, onScale }: Props) {
+export function EnhanceOptions({ strength, onStrength, scale, onScale, model, onModel }: Props) {
   return (
     <div className="space-y-5">
       <div>
@@ -38,14 +52,23 @@ export function EnhanceOptions({ strength, onStrength, scale, onScale }: Props) 
         </p>
       </div>
       <fieldset>
+        <legend className={fieldLabel}>Model</legend>
+        <div className="mt-1.5 grid grid-cols-2 gap-2">
+          {MODEL_CHOICES.map((m) => (
+            <label key={m.value} className={choiceClass}>
+              <input type="radio" name="model" value={m.value} checked={model === m.value} onChange={() => onModel(m.value)} className={radioClass} data-testid={`model-${m.value}`} />
+              {m.label}
+              <span className="text-xs font-normal text-stone-600 dark:text-stone-400">{m.hint}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset>
         <legend className={fieldLabel}>Upscale</legend>
         <div className="mt-1.5 grid grid-cols-2 gap-2">
           {([2, 4] as const).map((s) => (
-            <label
-              key={s}
-              className="relative flex cursor-pointer items-center justify-center rounded-lg border border-stone-300 bg-white px-3 py-2 text-sm font-semibold has-checked:border-safelight-600 has-checked:bg-safelight-50 has-checked:text-safelight-700 has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-safelight-600 dark:border-stone-700 dark:bg-stone-950 dark:has-checked:border-safelight-400 dark:has-checked:bg-safelight-700/20 dark:has-checked:text-safelight-100 dark:has-focus-visible:outline-safelight-300"
-            >
-              <input type="radio" name="scale" value={s} checked={scale === s} onChange={() => onScale(s)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
+            <label key={s} className={choiceClass}>
+              <input type="radio" name="scale" value={s} checked={scale === s} onChange={() => onScale(s)} className={radioClass} />
               {s}×
             </label>
           ))}

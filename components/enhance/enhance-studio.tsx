@@ -1,4 +1,4 @@
-// The enhance page: pick a photo, tune strength and scale, enhance, then compare and download.
+// The enhance page: pick a photo, tune strength, model and scale, enhance, then compare and download.
 "use client";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
@@ -12,10 +12,10 @@ import { useElapsed } from "@/lib/client/use-elapsed";
 import { useStatus } from "@/lib/client/use-status";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
-import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
+import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
-import { EnhanceOptions } from "./enhance-options";
+import { EnhanceOptions, type EnhanceModel } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
 
@@ -25,6 +25,7 @@ export function EnhanceStudio() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [strength, setStrength] = useState(DEFAULT_STRENGTH);
   const [scale, setScale] = useState<2 | 4>(2);
+  const [model, setModel] = useState<EnhanceModel>(DEFAULT_ENHANCE_MODEL);
   const [startedAt, setStartedAt] = useState<number | null>(null);
   const [result, setResult] = useState<EnhanceResponse | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
@@ -96,6 +97,7 @@ export function EnhanceStudio() {
     form.append("image", image.file, image.file.name || "upload");
     form.append("strength", String(strength));
     form.append("scale", String(scale));
+    form.append("model", model);
     const res = await callApi<EnhanceResponse>("/api/enhance", { method: "POST", body: form });
     if (res.quota) setQuota(res.quota);
     if (res.ok) {
@@ -140,7 +142,7 @@ export function EnhanceStudio() {
             <h2 id="settings-heading" className="text-base font-semibold">
               Settings
             </h2>
-            <EnhanceOptions strength={strength} onStrength={setStrength} scale={scale} onScale={setScale} />
+            <EnhanceOptions strength={strength} onStrength={setStrength} scale={scale} onScale={setScale} model={model} onModel={setModel} />
             <button type="button" className={`${primaryButton} w-full py-3 text-base`} disabled={!image || resizing || startedAt !== null} onClick={() => void enhance()} data-testid="enhance">
               {startedAt !== null ? (
                 <>

@@ -34,6 +34,15 @@ export const statusResponseSchema = z
     upload: z
       .object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() })
       .meta({ description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending." }),
+    enhance_engine: z
+      .object({
+        engine: z.enum(["onnx", "sharp"]),
+        ai: z.boolean(),
+        models: z.object({ fast: z.string(), quality: z.string() }),
+        workers: z.int().positive(),
+        fallback_reason: z.string().optional(),
+      })
+      .meta({ description: "The enhancement engine: neural super-resolution on ONNX Runtime, or sharp only if that cannot start." }),
   })
   .meta({ id: "StatusResponse" });
 
