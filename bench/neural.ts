@@ -152,7 +152,7 @@ export async function benchSpeed(app: App, auth: Record<string, string>, rounds:
 }
 
 /** The server process: whoever owns the listening socket of the app's port. */
-function findServerPid(port: number): number {
+export function findServerPid(port: number): number {
   const hex = port.toString(16).toUpperCase().padStart(4, "0");
   const inodes = new Set<string>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {

@@ -35,7 +35,8 @@ type Spec<I> = {
 };
 
 export function newRequestId(): string {
-  return `req_${crypto.randomBytes(12).toString("hex")}`;
+  // randomUUID draws from a cached entropy pool: unique ids without a syscall per request.
+  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
 export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {

@@ -73,6 +73,8 @@ export function openSqliteStore(dataDir: string): Store {
     "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
   );
   const pruneOld = db.prepare<[number]>("DELETE FROM usage WHERE window_start < ?");
+  // Every Pro request looks its key up, so that statement is prepared once rather than per call.
+  const selectKeyByHash = db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?");
 
   const usageOf = (bucket: Bucket, used: number, start: number): Usage => ({
     limit: bucket.limit,
@@ -114,7 +116,7 @@ export function openSqliteStore(dataDir: string): Store {
       ).run(key.id, key.label, key.hash, key.last4, key.plan, key.createdAt, key.revokedAt);
     },
     async findKeyByHash(hash) {
-      const row = db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?").get(hash);
+      const row = selectKeyByHash.get(hash);
       return row ? toKey(row) : null;
     },
     async listKeys() {

@@ -21,7 +21,7 @@ function assertContractHeaders(res: { headers: Record<string, unknown>; json: { 
   assert.match(String(h["x-ratelimit-limit"]), /^\d+$/);
   assert.match(String(h["x-ratelimit-remaining"]), /^\d+$/);
   assert.equal(Number(h["x-ratelimit-reset"]), nextMidnightSec());
-  assert.match(String(h["x-request-id"]), /^req_[a-f0-9]{24}$/);
+  assert.match(String(h["x-request-id"]), /^req_[a-f0-9]{32}$/);
   if (limit !== undefined) assert.equal(Number(h["x-ratelimit-limit"]), limit);
   if (res.json?.error) assert.equal(res.json.error.request_id, h["x-request-id"]);
 }
