@@ -2,6 +2,7 @@
 import { getConfig, type Config } from "@/lib/config";
 import { parseTrustedProxies, type ProxyList } from "@/lib/api/client-ip";
 import { loadPepper } from "@/lib/auth/pepper";
+import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { bucketsOf, type Buckets } from "@/lib/quota/policies";
 import { openSqliteStore } from "@/lib/store/sqlite";
 import { openUpstashStore } from "@/lib/store/upstash";
@@ -18,6 +19,8 @@ export type Services = {
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
+  /** Where the per-minute status guard counts: Redis with Upstash, in process with the embedded store. */
+  statusGuard: WindowCounter;
   queues: { generate: WorkQueue; enhance: WorkQueue };
 };
 
@@ -38,9 +41,11 @@ export function openStorage(config: Config): ImageStorage {
 
 function createServices(): Services {
   const config = getConfig();
+  const store = openStore(config);
   return {
     config,
-    store: openStore(config),
+    store,
+    statusGuard: store.kind === "upstash" ? store : createMemoryWindow(),
     storage: openStorage(config),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper: loadPepper(config.dataDir, config.keyPepper),

@@ -8,6 +8,17 @@ import { nextUtcMidnightMs } from "@/lib/api/headers";
 import type { Bucket, Usage } from "@/lib/store/types";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 
+export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
+// The style catalogue is the bulk of the record and never changes, so it is encoded once.
+const STYLES_JSON = JSON.stringify(STATUS_STYLES);
+
+/** JSON text of a status record, with the constant style catalogue spliced in rather than re-encoded. */
+export function serializeStatus(body: Record<string, unknown>): string {
+  const { styles, ...rest } = body;
+  if (styles !== STATUS_STYLES) return JSON.stringify(body);
+  return `${JSON.stringify(rest).slice(0, -1)},"styles":${STYLES_JSON}}`;
+}
+
 export async function buildStatus(ctx: Context): Promise<StatusResponse> {
   const { store, buckets } = ctx.svc;
   // While the store is down the record still answers, marked degraded, with an empty counter.
@@ -35,7 +46,7 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
     plan: ctx.caller.plan,
     ...(enhance && { enhance: { usage_today: enhance.used, limit_today: enhance.limit, remaining: enhance.remaining } }),
     models: describeEngines().map((m) => ({ ...m, family: MODELS[m.name].family, description: MODELS[m.name].description })),
-    styles: STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description })),
+    styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: ctx.svc.config.upload.maxBytes, max_pixels: ctx.svc.config.upload.maxPixels },
     enhance_engine: describeEnhanceEngine(ctx.svc.config),

@@ -32,6 +32,8 @@ type Spec<I> = {
   /** Throws ApiError("content_filtered") to reject. */
   filter?: (input: I) => void;
   run: (input: I, ctx: Context) => Promise<Record<string, unknown>>;
+  /** Serialises the 200 body; status splices in its pre-serialised catalogue instead of re-encoding it. */
+  serialize?: (body: Record<string, unknown>) => string;
 };
 
 export function newRequestId(): string {
@@ -61,7 +63,21 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
       const reportUsage = (u: Usage) => {
         usage = u;
       };
-      const base = { req, requestId, caller, svc: services, bucket, signal: req.signal, origin: originOf(req), reportUsage };
+      // The abort signal and origin cost something to build in Next; only the work that needs them reads them.
+      const base = {
+        req,
+        requestId,
+        caller,
+        svc: services,
+        bucket,
+        reportUsage,
+        get signal() {
+          return req.signal;
+        },
+        get origin() {
+          return originOf(req);
+        },
+      };
 
       const input = await spec.parse(req, base);
       spec.filter?.(input);
@@ -69,7 +85,7 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
       let lease: Take | undefined;
       if (spec.policy === "status") {
         // Status must keep answering (as "degraded") while the store is down, so the guard alone fails open.
-        const guard = await services.store.take(services.buckets.statusGuard, caller.identity).catch((err) => {
+        const guard = await services.statusGuard.take(services.buckets.statusGuard, caller.identity).catch((err) => {
           if (isUnavailable(err)) return null;
           throw err;
         });
@@ -86,7 +102,7 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
 
       let body: Record<string, unknown>;
       try {
-        body = await spec.run(input, { ...base, lease });
+        body = await spec.run(input, Object.assign(base, { lease }));
       } catch (err) {
         if (lease?.ok) {
           await services.store.refund(bucket, caller.identity, lease.windowStart).catch((e) =>
@@ -97,7 +113,7 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
         throw err;
       }
       usage ??= await services.store.peek(bucket, caller.identity).catch(() => fallbackUsage(bucket));
-      return respond(200, body, requestId, usage);
+      return respond(200, spec.serialize ? spec.serialize(body) : body, requestId, usage);
     } catch (err) {
       const apiError = toApiError(err, requestId);
       if (!usage && reportOn && svc) {
@@ -146,14 +162,16 @@ function fallbackUsage(bucket: Bucket | undefined): Usage {
   return { limit, used: 0, remaining: 0, resetMs: nextUtcMidnightMs() };
 }
 
+/** A JSON response with the contract's headers; `body` may be already-serialised JSON text. */
 export function respond(status: number, body: unknown, requestId: string, usage: Usage, retryAfter?: number): Response {
   const headers: Record<string, string> = {
+    "Content-Type": "application/json",
     "Cache-Control": "no-store",
     "X-Request-Id": requestId,
     ...rateLimitHeaders(usage),
   };
   if (status === 429 || status === 503) headers["Retry-After"] = String(retryAfter ?? secondsUntil(usage.resetMs));
-  return Response.json(body, { status, headers });
+  return new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers });
 }
 
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
