@@ -1,5 +1,6 @@
 // Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
 import sharp from "sharp";
+import { blendOver } from "./blend";
 import type { ModelRef } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
 import type { EnhanceEngine, EnhanceJob, ModelChoice, RawImage } from "./types";
@@ -66,20 +67,4 @@ async function sharpenTo(image: RawImage, width: number, height: number): Promis
   if (image.width !== width || image.height !== height) img = img.resize(width, height, { kernel: "lanczos3", fit: "fill" });
   // sharp's sharpen works on lightness with a flat/jagged split (m1 = 1 in flat areas, m2 = 2 on edges): detail-aware.
   return img.sharpen({ sigma: DETAIL_SHARPEN_SIGMA }).raw().toBuffer();
-}
-
-/** (1 − t)·base + t·detail on RGB with 16-bit weights, so nearby strengths still differ; alpha kept from base. */
-export function blendOver(base: RawImage, detail: Buffer, t: number): Buffer {
-  const ch = base.channels;
-  const out = Buffer.allocUnsafe(base.data.length);
-  const wb = Math.round(t * 65536);
-  const wa = 65536 - wb;
-  const a = base.data;
-  for (let i = 0, j = 0; i < a.length; i += ch, j += 3) {
-    out[i] = (a[i] * wa + detail[j] * wb + 32768) >>> 16;
-    out[i + 1] = (a[i + 1] * wa + detail[j + 1] * wb + 32768) >>> 16;
-    out[i + 2] = (a[i + 2] * wa + detail[j + 2] * wb + 32768) >>> 16;
-    if (ch === 4) out[i + 3] = a[i + 3];
-  }
-  return out;
 }

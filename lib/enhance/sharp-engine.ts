@@ -1,5 +1,6 @@
 // Classical enhancement with sharp (the fallback when the neural engine cannot load): lanczos3, denoise, contrast, sharpening.
 import sharp, { type Sharp } from "sharp";
+import { blendOver } from "./blend";
 import type { EnhanceEngine, RawImage } from "./types";
 
 /**
@@ -35,15 +36,6 @@ export const sharpEngine: EnhanceEngine = {
     const contrasted = await toRaw(base.sharpen({ sigma: 10, m1: p.contrast, m2: p.contrast }), image.channels);
     const enhanced = await toRaw(sharp(contrasted.data, raw).sharpen({ sigma: p.sigma, m1: 1, m2: p.m2 }), image.channels);
     signal.throwIfAborted();
-    return { ...resized, data: blendBytes(resized.data, enhanced.data, p.blend), engine: "sharp" };
+    return { ...resized, data: blendOver(resized, enhanced.data, p.blend, image.channels), engine: "sharp" };
   },
 };
-
-/** (1 - t)·a + t·b per byte. */
-export function blendBytes(a: Buffer, b: Buffer, t: number): Buffer {
-  const out = Buffer.allocUnsafe(a.length);
-  const wb = Math.round(t * 256);
-  const wa = 256 - wb;
-  for (let i = 0; i < a.length; i++) out[i] = (a[i] * wa + b[i] * wb + 128) >> 8;
-  return out;
-}
