@@ -4,8 +4,7 @@ import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import { describeEngines, hasFailingRoute } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
-import { nextUtcMidnightMs } from "@/lib/api/headers";
-import type { Bucket, Usage } from "@/lib/store/types";
+import { emptyUsage, type Bucket, type Usage } from "@/lib/store/types";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 
 export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
@@ -21,14 +20,12 @@ export function serializeStatus(body: Record<string, unknown>): string {
 
 export async function buildStatus(ctx: Context): Promise<StatusResponse> {
   const { store, buckets } = ctx.svc;
-  // While the store is down the record still answers, marked degraded, with an empty counter.
-  const unknown = (bucket: Bucket): Usage => ({ limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: nextUtcMidnightMs() });
   // A failed read means the store is down: the record still answers, marked degraded, with an empty counter.
   let healthy = true;
   const read = (bucket: Bucket) =>
     store.peek(bucket, ctx.caller.identity).catch((): Usage => {
       healthy = false;
-      return { limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: nextUtcMidnightMs() };
+      return emptyUsage(bucket);
     });
   const [usage, enhance] = await Promise.all([
     read(ctx.bucket),

@@ -1,5 +1,5 @@
 // Rate-limit headers in the contract's units: integers, reset as Unix seconds, Retry-After in seconds.
-import type { Usage } from "@/lib/store/types";
+import { DAY_MS, type Usage } from "@/lib/store/types";
 
 export function rateLimitHeaders(usage: Usage): Record<string, string> {
   return {
@@ -15,6 +15,5 @@ export function secondsUntil(resetMs: number, now = Date.now()): number {
 }
 
 export function nextUtcMidnightMs(now = Date.now()): number {
-  const day = 86_400_000;
-  return Math.floor(now / day) * day + day;
+  return Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
 }

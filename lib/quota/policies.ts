@@ -1,8 +1,7 @@
 // Named rate-limit policies: which bucket each endpoint takes from and reports on, per plan.
 import type { Config } from "@/lib/config";
-import type { Bucket } from "@/lib/store/types";
+import { DAY_MS, type Bucket } from "@/lib/store/types";
 
-export const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 export type Plan = "free" | "pro";

@@ -3,7 +3,7 @@
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
-import { type Bucket, type KeyRecord, type Store, type Take, type Usage, type WaitlistEntry, windowStartOf } from "./types";
+import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, type WaitlistEntry, windowStartOf } from "./types";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS usage (
@@ -99,7 +99,7 @@ export function openSqliteStore(dataDir: string): Store {
       if (now - lastPrune > pruneEveryMs) {
         lastPrune = now;
         // Windows older than two days can never be read again.
-        pruneOld.run(now - 2 * 86_400_000);
+        pruneOld.run(now - 2 * DAY_MS);
       }
       return takeUnit(bucket, id, start);
     },

@@ -67,6 +67,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+export const DAY_MS = 86_400_000;
+
 export function windowStartOf(bucket: Bucket, now: number): number {
   return Math.floor(now / bucket.windowMs) * bucket.windowMs;
+}
+
+/** The usage of a window nothing has been taken from yet (also what status shows while the store is down). */
+export function emptyUsage(bucket: Bucket, now = Date.now()): Usage {
+  return { limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: windowStartOf(bucket, now) + bucket.windowMs };
 }

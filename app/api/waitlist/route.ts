@@ -1,8 +1,7 @@
 // POST /api/waitlist – join the Pro waitlist; open to anyone.
 import { errorResponse, newRequestId, rejectOtherMethods, respond } from "@/lib/api/with-api";
-import { nextUtcMidnightMs } from "@/lib/api/headers";
 import { getServices } from "@/lib/services";
-import type { Usage } from "@/lib/store/types";
+import { emptyUsage, type Usage } from "@/lib/store/types";
 import { joinWaitlist } from "@/lib/waitlist";
 
 export const runtime = "nodejs";
@@ -11,7 +10,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   const requestId = newRequestId();
   const svc = getServices();
-  let usage: Usage = { limit: svc.buckets.waitlistSignups.limit, used: 0, remaining: svc.buckets.waitlistSignups.limit, resetMs: nextUtcMidnightMs() };
+  let usage: Usage = emptyUsage(svc.buckets.waitlistSignups);
   try {
     const body = await joinWaitlist(req, svc, (u) => (usage = u));
     return respond(200, body, requestId, usage);
