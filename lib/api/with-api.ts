@@ -115,17 +115,19 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
       usage ??= await services.store.peek(bucket, caller.identity).catch(() => fallbackUsage(bucket));
       return respond(200, spec.serialize ? spec.serialize(body) : body, requestId, usage);
     } catch (err) {
-      const apiError = toApiError(err, requestId);
       if (!usage && reportOn && svc) {
         usage = await svc.store.peek(reportOn.bucket, reportOn.identity).catch(() => undefined);
       }
-      return errorResponse(apiError, requestId, usage ?? fallbackUsage(reportOn?.bucket));
+      return errorResponse(err, requestId, usage ?? fallbackUsage(reportOn?.bucket));
     }
   };
 }
 
-/** The contract's error body for any thrown value; unexpected errors are logged and never echoed. */
-export function errorResponse(err: unknown, requestId: string, usage: Usage): Response {
+/**
+ * The contract's error body for any thrown value; unexpected errors are logged and never echoed.
+ * Without `usage` (paths outside the three endpoints) no rate-limit headers are sent.
+ */
+export function errorResponse(err: unknown, requestId: string, usage?: Usage): Response {
   const apiError = toApiError(err, requestId);
   const body: ErrorBody = {
     success: false,
@@ -163,14 +165,15 @@ function fallbackUsage(bucket: Bucket | undefined): Usage {
 }
 
 /** A JSON response with the contract's headers; `body` may be already-serialised JSON text. */
-export function respond(status: number, body: unknown, requestId: string, usage: Usage, retryAfter?: number): Response {
+export function respond(status: number, body: unknown, requestId: string, usage?: Usage, retryAfter?: number): Response {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Cache-Control": "no-store",
     "X-Request-Id": requestId,
-    ...rateLimitHeaders(usage),
+    ...(usage && rateLimitHeaders(usage)),
   };
-  if (status === 429 || status === 503) headers["Retry-After"] = String(retryAfter ?? secondsUntil(usage.resetMs));
+  const wait = retryAfter ?? (usage && secondsUntil(usage.resetMs));
+  if ((status === 429 || status === 503) && wait !== undefined) headers["Retry-After"] = String(wait);
   return new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers });
 }
 
