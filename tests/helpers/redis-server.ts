@@ -4,21 +4,12 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./app";
 
 export function hasRedisServer(): boolean {
   return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve) => {
