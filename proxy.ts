@@ -1,5 +1,5 @@
 // Per-request CSP nonce and security headers for pages; API, CDN and static routes bypass it so uploads stream.
-import { NextResponse, type NextRequest } from "next/server";
+import { type NextRequest, NextResponse } from "next/server";
 
 /** The image CDN's origin when images live off-site; read per request so operators can change it without a rebuild. */
 function cdnOrigin(): string {

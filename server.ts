@@ -42,7 +42,12 @@ async function main() {
       if (!res.headersSent) {
         res.statusCode = 500;
         res.setHeader("Content-Type", "application/json");
-        res.end(JSON.stringify({ success: false, error: { code: "server_error", message: "Unexpected server error.", request_id: "" } }));
+        res.end(
+          JSON.stringify({
+            success: false,
+            error: { code: "server_error", message: "Unexpected server error.", request_id: "" },
+          }),
+        );
       } else {
         res.destroy();
       }
@@ -63,7 +68,9 @@ async function main() {
   server.listen(config.port, config.hostname, () => {
     const addr = server.address();
     const port = typeof addr === "object" && addr ? addr.port : config.port;
-    console.log(`darkroom: ready on http://${config.hostname ?? "localhost"}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`);
+    console.log(
+      `darkroom: ready on http://${config.hostname ?? "localhost"}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
+    );
   });
 }
 

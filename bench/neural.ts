@@ -1,15 +1,15 @@
 // `npm run bench`, neural part: /api/enhance against the tfjs-wasm reference, GFLOP/s vs a MatMul ceiling, memory, PSNR.
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import sharp from "sharp";
 import * as ort from "onnxruntime-node";
+import sharp from "sharp";
 import { encodeModel, TensorDataType } from "../lib/enhance/neural/onnx-proto";
 import { convertPackageModel } from "../lib/enhance/neural/package-models";
-import { startApp, type App } from "../tests/helpers/app";
+import { hasPhotos, loadCrop, measurePsnr, PHOTOS, type Rgb, resizeLanczos } from "../tests/fixtures/photos";
+import { type App, startApp } from "../tests/helpers/app";
 import { call, enhance } from "../tests/helpers/http";
-import { hasPhotos, loadCrop, measurePsnr, PHOTOS, resizeLanczos, type Rgb } from "../tests/fixtures/photos";
 
 const ROOT = path.resolve(__dirname, "..");
 type Pkg = "esrgan-slim" | "esrgan-medium";
@@ -48,7 +48,10 @@ export async function serveReference() {
 }
 
 function startReference(): Promise<{ time: (c: RefCase) => Promise<number>; stop: () => void }> {
-  const child: ChildProcess = fork(__filename.replace(/neural\.ts$/, "run.ts"), ["--reference-child"], { execArgv: ["--import", "tsx"], cwd: ROOT });
+  const child: ChildProcess = fork(__filename.replace(/neural\.ts$/, "run.ts"), ["--reference-child"], {
+    execArgv: ["--import", "tsx"],
+    cwd: ROOT,
+  });
   let pending: { resolve: (m: { ms?: number }) => void; reject: (e: Error) => void } | undefined;
   child.on("message", (m) => pending?.resolve(m as { ms?: number }));
   child.on("exit", (code) => pending?.reject(new Error(`reference exited ${code}`)));
@@ -66,16 +69,34 @@ function startReference(): Promise<{ time: (c: RefCase) => Promise<number>; stop
 /** ORT MatMul n³ float32 with the server's total thread count: the dense-FLOP ceiling of this machine right now. */
 async function measureMatmulCeiling(threads: number, n = 1024): Promise<number> {
   const model = encodeModel({
-    irVersion: 8, opset: 17, producerName: "bench", producerVersion: "1", graphName: "mm",
+    irVersion: 8,
+    opset: 17,
+    producerName: "bench",
+    producerVersion: "1",
+    graphName: "mm",
     nodes: [{ name: "mm", opType: "MatMul", inputs: ["a", "b"], outputs: ["c"] }],
     initializers: [],
-    inputs: [{ name: "a", elemType: TensorDataType.FLOAT, shape: [n, n] }, { name: "b", elemType: TensorDataType.FLOAT, shape: [n, n] }],
+    inputs: [
+      { name: "a", elemType: TensorDataType.FLOAT, shape: [n, n] },
+      { name: "b", elemType: TensorDataType.FLOAT, shape: [n, n] },
+    ],
     outputs: [{ name: "c", elemType: TensorDataType.FLOAT, shape: [n, n] }],
     metadata: [],
   });
-  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: threads, extra: { session: { intra_op: { allow_spinning: "0" } } } });
-  const a = new ort.Tensor("float32", new Float32Array(n * n).map(() => Math.random()), [n, n]);
-  const b = new ort.Tensor("float32", new Float32Array(n * n).map(() => Math.random()), [n, n]);
+  const s = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: threads,
+    extra: { session: { intra_op: { allow_spinning: "0" } } },
+  });
+  const a = new ort.Tensor(
+    "float32",
+    new Float32Array(n * n).map(() => Math.random()),
+    [n, n],
+  );
+  const b = new ort.Tensor(
+    "float32",
+    new Float32Array(n * n).map(() => Math.random()),
+    [n, n],
+  );
   let best = Infinity;
   for (let i = 0; i < 12; i++) {
     const t = performance.now();
@@ -87,12 +108,25 @@ async function measureMatmulCeiling(threads: number, n = 1024): Promise<number> 
 }
 
 async function encodePng(img: Rgb): Promise<Buffer> {
-  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
-async function postEnhance(app: App, auth: Record<string, string>, png: Buffer, fields: Record<string, string>, expect: string) {
-  const res = await enhance(app.url, { image: { data: png, type: "image/png" }, ...fields }, { headers: auth, timeoutMs: 300_000 });
-  if (res.status !== 200 || res.json.enhanced_size !== expect) throw new Error(`enhance failed: ${res.status} ${res.text}`);
+async function postEnhance(
+  app: App,
+  auth: Record<string, string>,
+  png: Buffer,
+  fields: Record<string, string>,
+  expect: string,
+) {
+  const res = await enhance(
+    app.url,
+    { image: { data: png, type: "image/png" }, ...fields },
+    { headers: auth, timeoutMs: 300_000 },
+  );
+  if (res.status !== 200 || res.json.enhanced_size !== expect)
+    throw new Error(`enhance failed: ${res.status} ${res.text}`);
   return res;
 }
 
@@ -111,16 +145,31 @@ export async function benchSpeed(app: App, auth: Record<string, string>, rounds:
   const apiMs: number[][] = cases.map(() => []);
   const ceilings: number[] = [];
   try {
-    for (const c of cases) await postEnhance(app, auth, pngs.get(c.size)!, { model: c.model, scale: String(c.scale), strength: "0.5" }, "1024x1024"); // warm sessions
+    for (const c of cases)
+      await postEnhance(
+        app,
+        auth,
+        pngs.get(c.size)!,
+        { model: c.model, scale: String(c.scale), strength: "0.5" },
+        "1024x1024",
+      ); // warm sessions
     for (let r = 0; r < rounds; r++) {
       for (const [i, c] of cases.entries()) {
         refMs[i].push(await reference.time({ pkg: c.pkg, scale: c.scale, size: c.size }));
         const t = performance.now();
-        await postEnhance(app, auth, pngs.get(c.size)!, { model: c.model, scale: String(c.scale), strength: "0.5" }, "1024x1024");
+        await postEnhance(
+          app,
+          auth,
+          pngs.get(c.size)!,
+          { model: c.model, scale: String(c.scale), strength: "0.5" },
+          "1024x1024",
+        );
         apiMs[i].push(performance.now() - t);
       }
       ceilings.push(await measureMatmulCeiling(os.availableParallelism()));
-      console.error(`neural round ${r + 1}/${rounds}: ref ${refMs.map((v) => fmt(v[r], 0)).join(" ")} · api ${apiMs.map((v) => fmt(v[r], 0)).join(" ")} ms`);
+      console.error(
+        `neural round ${r + 1}/${rounds}: ref ${refMs.map((v) => fmt(v[r], 0)).join(" ")} · api ${apiMs.map((v) => fmt(v[r], 0)).join(" ")} ms`,
+      );
     }
   } finally {
     reference.stop();
@@ -142,7 +191,14 @@ export async function benchSpeed(app: App, auth: Record<string, string>, rounds:
     ];
   });
   return {
-    head: ["neural speed (median of rounds)", "tfjs-wasm reference", "/api/enhance end to end", "ratio (median per round)", "GFLOP", "GFLOP/s e2e (% of ceiling)"],
+    head: [
+      "neural speed (median of rounds)",
+      "tfjs-wasm reference",
+      "/api/enhance end to end",
+      "ratio (median per round)",
+      "GFLOP",
+      "GFLOP/s e2e (% of ceiling)",
+    ],
     rows,
     notes: [
       `Ceiling: ORT MatMul 1024³ float32 with ${os.availableParallelism()} threads, best of ${rounds} rounds: ${fmt(ceiling)} GFLOP/s. GFLOP/s e2e = model FLOPs / best end-to-end time (upload, decode, inference, sharpen, blend, PNG encode and store included).`,
@@ -191,10 +247,20 @@ export async function benchMemory(auth: (app: App) => Promise<Record<string, str
     rows.push(["server at rest (after start)", `${fmt(readPeakRssMb(pid), 0)} MB`, "", ""]);
     for (const model of ["fast", "quality"]) {
       const t = performance.now();
-      await Promise.all(Array.from({ length: 4 }, () => postEnhance(app, headers, png, { model, strength: "1" }, "2048x2048")));
+      await Promise.all(
+        Array.from({ length: 4 }, () => postEnhance(app, headers, png, { model, strength: "1" }, "2048x2048")),
+      );
       const peak = readPeakRssMb(pid);
-      const label = model === "fast" ? "4 × fast 1024²→2048² in flight" : "then 4 × quality 1024²→2048² (both models' sessions live)";
-      rows.push([label, `${fmt(peak, 0)} MB`, `${fmt((performance.now() - t) / 1000)} s for all 4`, peak <= 1536 ? "≤ 1.5 GB ✓" : "> 1.5 GB ✗"]);
+      const label =
+        model === "fast"
+          ? "4 × fast 1024²→2048² in flight"
+          : "then 4 × quality 1024²→2048² (both models' sessions live)";
+      rows.push([
+        label,
+        `${fmt(peak, 0)} MB`,
+        `${fmt((performance.now() - t) / 1000)} s for all 4`,
+        peak <= 1536 ? "≤ 1.5 GB ✓" : "> 1.5 GB ✗",
+      ]);
     }
   } finally {
     await app.stop();
@@ -202,16 +268,27 @@ export async function benchMemory(auth: (app: App) => Promise<Record<string, str
   return {
     head: ["server memory (fresh process)", "peak RSS (VmHWM)", "time", "target ≤ 1.5 GB"],
     rows,
-    notes: [`Default pool: ENHANCE_WORKERS = ${os.availableParallelism()} (the cores), 1 ORT thread each; requests beyond the workers wait in the bounded queue.`],
+    notes: [
+      `Default pool: ENHANCE_WORKERS = ${os.availableParallelism()} (the cores), 1 ORT thread each; requests beyond the workers wait in the bounded queue.`,
+    ],
   };
 }
 
 /** Quality: HR photo crop → lanczos3 /2 → /api/enhance 2× → PSNR against HR, per model, at strength 0 and 1. */
 export async function benchPsnr(app: App, auth: Record<string, string>): Promise<Table> {
   if (!hasPhotos()) {
-    return { head: ["PSNR"], rows: [["skipped: python3-skimage's photos are missing (apt-get install python3-skimage)"]], notes: [] };
+    return {
+      head: ["PSNR"],
+      rows: [["skipped: python3-skimage's photos are missing (apt-get install python3-skimage)"]],
+      notes: [],
+    };
   }
-  const cols = [["fast", "0"], ["fast", "1"], ["quality", "0"], ["quality", "1"]] as const;
+  const cols = [
+    ["fast", "0"],
+    ["fast", "1"],
+    ["quality", "0"],
+    ["quality", "1"],
+  ] as const;
   const gains: number[][] = cols.map(() => []);
   const rows: string[][] = [];
   for (const name of PHOTOS) {
@@ -224,7 +301,10 @@ export async function benchPsnr(app: App, auth: Record<string, string>): Promise
     const row = [`${name} ${side}²`, fmt(base, 2)];
     for (const [i, [model, strength]] of cols.entries()) {
       const res = await postEnhance(app, auth, png, { model, strength, scale: "2" }, `${side}x${side}`);
-      const out = await sharp((await call(res.json.url, "")).body).removeAlpha().raw().toBuffer();
+      const out = await sharp((await call(res.json.url, "")).body)
+        .removeAlpha()
+        .raw()
+        .toBuffer();
       const gain = measurePsnr(out, hr.data) - base;
       gains[i].push(gain);
       row.push(`${gain >= 0 ? "+" : ""}${fmt(gain, 2)}`);
@@ -233,10 +313,19 @@ export async function benchPsnr(app: App, auth: Record<string, string>): Promise
   }
   const mean = gains.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
   rows.push(["mean gain over lanczos3", "", ...mean.map((m) => `${m >= 0 ? "+" : ""}${fmt(m, 2)}`)]);
-  rows.push(["target", "", "|gain| ≤ 0.5 " + (Math.abs(mean[0]) <= 0.5 ? "✓" : "✗"), "≥ +1.5 " + (mean[1] >= 1.5 ? "✓" : "✗"), "|gain| ≤ 0.5 " + (Math.abs(mean[2]) <= 0.5 ? "✓" : "✗"), "≥ +1.5 " + (mean[3] >= 1.5 ? "✓" : "✗")]);
+  rows.push([
+    "target",
+    "",
+    "|gain| ≤ 0.5 " + (Math.abs(mean[0]) <= 0.5 ? "✓" : "✗"),
+    "≥ +1.5 " + (mean[1] >= 1.5 ? "✓" : "✗"),
+    "|gain| ≤ 0.5 " + (Math.abs(mean[2]) <= 0.5 ? "✓" : "✗"),
+    "≥ +1.5 " + (mean[3] >= 1.5 ? "✓" : "✗"),
+  ]);
   return {
     head: ["PSNR (dB) on python3-skimage photos", "lanczos3 ×2", "fast s=0", "fast s=1", "quality s=0", "quality s=1"],
     rows,
-    notes: ["HR = centre crop (≤ 512², multiple of 4); LR = lanczos3 /2; each column is PSNR(output, HR) − PSNR(lanczos3 ×2, HR), RGB, through /api/enhance (PNG in and out)."],
+    notes: [
+      "HR = centre crop (≤ 512², multiple of 4); LR = lanczos3 /2; each column is PSNR(output, HR) − PSNR(lanczos3 ×2, HR), RGB, through /api/enhance (PNG in and out).",
+    ],
   };
 }

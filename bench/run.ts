@@ -1,17 +1,25 @@
 // `npm run bench`: figures measured side by side in one run, printed as ratios against a baseline (neural part in neural.ts).
-import autocannon from "autocannon";
+
 import fs from "node:fs";
+import autocannon from "autocannon";
 import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
 
-type Cannon = { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+type Cannon = {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+};
 
 function runCannon(url: string, headers: Record<string, string>, seconds: number): Promise<Cannon> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 16, duration: seconds, headers }, (err, result) => (err ? reject(err) : resolve(result as Cannon)));
+    autocannon({ url, connections: 16, duration: seconds, headers }, (err, result) =>
+      err ? reject(err) : resolve(result as Cannon),
+    );
   });
 }
 
@@ -79,12 +87,18 @@ async function main() {
         cpuList.push((cpuMsOf(serverPid) - before) / result.requests.total);
       }
     }
-    for (const r of status) if (r.non2xx > 0 || r.errors > 0) throw new Error(`status bench saw ${r.non2xx} non-2xx, ${r.errors} errors`);
+    for (const r of status)
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`status bench saw ${r.non2xx} non-2xx, ${r.errors} errors`);
     const bareRps = median(bare.map((r) => r.requests.average));
     const statusRps = median(status.map((r) => r.requests.average));
     const roundRatio = median(status.map((r, i) => r.requests.average / bare[i].requests.average));
     const cpuRatio = median(cpu.bare) / median(cpu.status);
-    rows.push(["GET /api/health (bare static route, floor)", `${fmt(bareRps, 0)} req/s`, `p50 ${median(bare.map((r) => r.latency.p50))} ms · p99 ${median(bare.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.bare) * 1000, 0)} µs/req`, "1.00×"]);
+    rows.push([
+      "GET /api/health (bare static route, floor)",
+      `${fmt(bareRps, 0)} req/s`,
+      `p50 ${median(bare.map((r) => r.latency.p50))} ms · p99 ${median(bare.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.bare) * 1000, 0)} µs/req`,
+      "1.00×",
+    ]);
     rows.push([
       "GET /api/status (Pro key, SQLite)",
       `${fmt(statusRps, 0)} req/s`,
@@ -94,14 +108,28 @@ async function main() {
 
     // 2. Generate on the preview engine at 1024×1024, against rendering alone in this process.
     for (let i = 0; i < 3; i++) await generate(app.url, { prompt: `warm up ${i}` }, { headers: auth });
-    const prompts = ["a lighthouse on a cliff at sunset", "snowy mountain village at night", "neon city street in the rain", "forest river in the morning"];
+    const prompts = [
+      "a lighthouse on a cliff at sunset",
+      "snowy mountain village at night",
+      "neon city street in the rain",
+      "forest river in the morning",
+    ];
     const styles = ["Photorealistic", "Cinematic", "Anime", "Illustration"];
     let i = 0;
     const gen = await timeEach(40, async () => {
-      const res = await generate(app.url, { prompt: prompts[i % 4], style: styles[i++ % 4], ratio: "1:1" }, { headers: auth });
+      const res = await generate(
+        app.url,
+        { prompt: prompts[i % 4], style: styles[i++ % 4], ratio: "1:1" },
+        { headers: auth },
+      );
       if (res.status !== 200 || res.json.width !== 1024) throw new Error(`generate failed: ${res.status} ${res.text}`);
     });
-    rows.push(["POST /api/generate (preview, 1024×1024)", `${fmt(1000 / median(gen))} img/s`, `p50 ${fmt(median(gen))} ms · p99 ${fmt(percentile(gen, 99))} ms`, `target p50 ≤ 150 ms`]);
+    rows.push([
+      "POST /api/generate (preview, 1024×1024)",
+      `${fmt(1000 / median(gen))} img/s`,
+      `p50 ${fmt(median(gen))} ms · p99 ${fmt(percentile(gen, 99))} ms`,
+      `target p50 ≤ 150 ms`,
+    ]);
 
     // 3. Enhance 512² → 1024², against a bare sharp lanczos3 resize of the same image in this process.
     const photo = await pngOf(512, 512);
@@ -109,11 +137,26 @@ async function main() {
       await sharp(photo).resize(1024, 1024, { kernel: "lanczos3" }).png({ compressionLevel: 6 }).toBuffer();
     });
     const enh = await timeEach(10, async () => {
-      const res = await enhance(app.url, { image: { data: photo, type: "image/png" }, strength: "0.5" }, { headers: auth });
-      if (res.status !== 200 || res.json.enhanced_size !== "1024x1024") throw new Error(`enhance failed: ${res.status} ${res.text}`);
+      const res = await enhance(
+        app.url,
+        { image: { data: photo, type: "image/png" }, strength: "0.5" },
+        { headers: auth },
+      );
+      if (res.status !== 200 || res.json.enhanced_size !== "1024x1024")
+        throw new Error(`enhance failed: ${res.status} ${res.text}`);
     });
-    rows.push(["sharp lanczos3 512²→1024² + PNG (in-process floor)", `${fmt(1000 / median(direct))} img/s`, `p50 ${fmt(median(direct))} ms`, "1.00×"]);
-    rows.push(["POST /api/enhance 512²→1024² (neural fast, strength 0.5)", `${fmt(1000 / median(enh))} img/s`, `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`, `${fmt(median(enh) / median(direct), 2)}× the floor's time`]);
+    rows.push([
+      "sharp lanczos3 512²→1024² + PNG (in-process floor)",
+      `${fmt(1000 / median(direct))} img/s`,
+      `p50 ${fmt(median(direct))} ms`,
+      "1.00×",
+    ]);
+    rows.push([
+      "POST /api/enhance 512²→1024² (neural fast, strength 0.5)",
+      `${fmt(1000 / median(enh))} img/s`,
+      `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`,
+      `${fmt(median(enh) / median(direct), 2)}× the floor's time`,
+    ]);
 
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
     neuralTables.push(await benchSpeed(app, auth, rounds));
@@ -126,7 +169,9 @@ async function main() {
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]) => `| ${cells.map((x, c) => x.padEnd(widths[c])).join(" | ")} |`;
-  console.log(`\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`);
+  console.log(
+    `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
+  );
   console.log(line(head));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const r of rows) console.log(line(r));

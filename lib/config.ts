@@ -4,7 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
-import { MODEL_ENV, PROVIDER_ENV, PROVIDERS, resolveChains, type ProviderName, type ProviderRouteEnv } from "@/lib/engines/routes";
+import {
+  MODEL_ENV,
+  PROVIDER_ENV,
+  PROVIDERS,
+  type ProviderName,
+  type ProviderRouteEnv,
+  resolveChains,
+} from "@/lib/engines/routes";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const optionalText = z
@@ -64,7 +71,10 @@ const envSchema = z
       });
     }
     // A missing operator model must stop start, not fail every enhancement later.
-    if (env.ENHANCE_MODEL_PATH && !isFile(path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH))) {
+    if (
+      env.ENHANCE_MODEL_PATH &&
+      !isFile(path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH))
+    ) {
       ctx.addIssue({
         code: "custom",
         path: ["ENHANCE_MODEL_PATH"],
@@ -92,7 +102,9 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
   return {
     workers,
     threads: Math.max(1, Math.floor(cores / workers)),
-    modelPath: env.ENHANCE_MODEL_PATH ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH) : undefined,
+    modelPath: env.ENHANCE_MODEL_PATH
+      ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH)
+      : undefined,
     device: env.ENHANCE_DEVICE,
   };
 }
@@ -118,10 +130,12 @@ function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
 
 function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
   const pick = (field: "key" | "baseUrl") =>
-    Object.fromEntries(PROVIDERS.flatMap((p) => {
-      const value = textOf(env, PROVIDER_ENV[p][field]);
-      return value ? [[p, value]] : [];
-    })) as Partial<Record<ProviderName, string>>;
+    Object.fromEntries(
+      PROVIDERS.flatMap((p) => {
+        const value = textOf(env, PROVIDER_ENV[p][field]);
+        return value ? [[p, value]] : [];
+      }),
+    ) as Partial<Record<ProviderName, string>>;
   return { credentials: pick("key"), baseUrls: pick("baseUrl") };
 }
 

@@ -36,7 +36,21 @@ export const ENDPOINTS: Endpoint[] = [
       example: { prompt: "a lighthouse on a cliff at sunset", model: "alpha-pro", style: "Cinematic", ratio: "16:9" },
     },
     response: generateResponseSchema,
-    errors: ["invalid_request", "invalid_prompt", "invalid_model", "invalid_style", "invalid_ratio", "invalid_seed", "invalid_negative_prompt", "unauthorized", "content_filtered", "rate_limited", "busy", "generation_failed", "server_error"],
+    errors: [
+      "invalid_request",
+      "invalid_prompt",
+      "invalid_model",
+      "invalid_style",
+      "invalid_ratio",
+      "invalid_seed",
+      "invalid_negative_prompt",
+      "unauthorized",
+      "content_filtered",
+      "rate_limited",
+      "busy",
+      "generation_failed",
+      "server_error",
+    ],
     curl: (o) =>
       `curl -X POST ${o}/api/generate \\\n  ${KEY} \\\n  -H "Content-Type: application/json" \\\n  -d '{"prompt":"a lighthouse on a cliff at sunset","style":"Cinematic","ratio":"16:9"}'`,
   },
@@ -44,18 +58,32 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/api/enhance",
     summary: "Enhance and upscale a photo",
-    description: "Neural super-resolution (ESRGAN on ONNX Runtime): upscales 2× (or 4×) up to 4,096 px on the long side, applies EXIF orientation and strips metadata. `model` picks fast (esrgan-slim) or quality (esrgan-medium). Returns a PNG URL.",
+    description:
+      "Neural super-resolution (ESRGAN on ONNX Runtime): upscales 2× (or 4×) up to 4,096 px on the long side, applies EXIF orientation and strips metadata. `model` picks fast (esrgan-slim) or quality (esrgan-medium). Returns a PNG URL.",
     auth: "key-or-browser",
     request: { contentType: "multipart/form-data", schema: enhanceRequestSchema },
     response: enhanceResponseSchema,
-    errors: ["invalid_request", "invalid_image", "invalid_strength", "invalid_scale", "invalid_model", "image_too_large", "unauthorized", "rate_limited", "busy", "server_error"],
-    curl: (o) => `curl -X POST ${o}/api/enhance \\\n  ${KEY} \\\n  -F "image=@photo.jpg" \\\n  -F "strength=0.6" \\\n  -F "scale=2" \\\n  -F "model=fast"`,
+    errors: [
+      "invalid_request",
+      "invalid_image",
+      "invalid_strength",
+      "invalid_scale",
+      "invalid_model",
+      "image_too_large",
+      "unauthorized",
+      "rate_limited",
+      "busy",
+      "server_error",
+    ],
+    curl: (o) =>
+      `curl -X POST ${o}/api/enhance \\\n  ${KEY} \\\n  -F "image=@photo.jpg" \\\n  -F "strength=0.6" \\\n  -F "scale=2" \\\n  -F "model=fast"`,
   },
   {
     method: "get",
     path: "/api/status",
     summary: "Service status and your usage",
-    description: "Health, the caller's daily counter, and the published models, styles and ratios. Does not use quota; at most 60 calls a minute.",
+    description:
+      "Health, the caller's daily counter, and the published models, styles and ratios. Does not use quota; at most 60 calls a minute.",
     auth: "key-or-browser",
     response: statusResponseSchema,
     errors: ["unauthorized", "rate_limited", "server_error"],
@@ -67,7 +95,11 @@ export const ENDPOINTS: Endpoint[] = [
     summary: "Join the Pro waitlist",
     description: "Open to anyone. The answer is the same whether or not the email was already on the list.",
     auth: "open",
-    request: { contentType: "application/json", schema: waitlistRequestSchema, example: { email: "ada@example.com", use_case: "Product shots for my shop" } },
+    request: {
+      contentType: "application/json",
+      schema: waitlistRequestSchema,
+      example: { email: "ada@example.com", use_case: "Product shots for my shop" },
+    },
     response: waitlistResponseSchema,
     errors: ["invalid_request", "invalid_email", "invalid_use_case", "rate_limited", "server_error"],
     curl: (o) =>
@@ -76,11 +108,27 @@ export const ENDPOINTS: Endpoint[] = [
 ];
 
 export const RATE_LIMIT_HEADERS = [
-  { name: "X-RateLimit-Limit", description: "The daily limit of the bucket this endpoint counts on.", schema: { type: "integer" } },
-  { name: "X-RateLimit-Remaining", description: "Units left in that bucket (never negative).", schema: { type: "integer", minimum: 0 } },
-  { name: "X-RateLimit-Reset", description: "When the bucket resets: Unix time in seconds, the next 00:00 UTC.", schema: { type: "integer" } },
+  {
+    name: "X-RateLimit-Limit",
+    description: "The daily limit of the bucket this endpoint counts on.",
+    schema: { type: "integer" },
+  },
+  {
+    name: "X-RateLimit-Remaining",
+    description: "Units left in that bucket (never negative).",
+    schema: { type: "integer", minimum: 0 },
+  },
+  {
+    name: "X-RateLimit-Reset",
+    description: "When the bucket resets: Unix time in seconds, the next 00:00 UTC.",
+    schema: { type: "integer" },
+  },
   { name: "Retry-After", description: "On 429 and 503: seconds until you may retry.", schema: { type: "integer" } },
-  { name: "X-Request-Id", description: "A unique id per request, also in error bodies. Quote it when reporting a problem.", schema: { type: "string" } },
+  {
+    name: "X-Request-Id",
+    description: "A unique id per request, also in error bodies. Quote it when reporting a problem.",
+    schema: { type: "string" },
+  },
 ] as const;
 
 /** zod emits `$defs` per schema; OpenAPI wants them under components, so refs are rewritten. */
@@ -115,7 +163,9 @@ export function statusOf(code: ErrorCode): number {
 export function buildOpenApi(origin: string): JsonSchema {
   const schemas: Record<string, JsonSchema> = {};
   const errorRef = toComponent(errorBodySchema, "output", schemas);
-  const headers = Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h.name, { description: h.description, schema: h.schema }]));
+  const headers = Object.fromEntries(
+    RATE_LIMIT_HEADERS.map((h) => [h.name, { description: h.description, schema: h.schema }]),
+  );
   const refsFor = (status: number) =>
     Object.fromEntries(
       RATE_LIMIT_HEADERS.filter((h) => h.name !== "Retry-After" || status === 429 || status === 503).map((h) => [
@@ -166,7 +216,8 @@ export function buildOpenApi(origin: string): JsonSchema {
     info: {
       title: "Darkroom API",
       version: API_VERSION,
-      description: "Image generation and enhancement. Send `Authorization: Bearer <key>` (Pro). Daily windows reset at 00:00 UTC.",
+      description:
+        "Image generation and enhancement. Send `Authorization: Bearer <key>` (Pro). Daily windows reset at 00:00 UTC.",
     },
     servers: [{ url: origin }],
     paths,
@@ -174,7 +225,11 @@ export function buildOpenApi(origin: string): JsonSchema {
       schemas,
       headers,
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "A Pro API key. Keys are issued from the waitlist." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "A Pro API key. Keys are issued from the waitlist.",
+        },
         browser: {
           type: "apiKey",
           in: "header",

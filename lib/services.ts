@@ -1,15 +1,16 @@
 // Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
-import { getConfig, type Config } from "@/lib/config";
-import { parseTrustedProxies, type ProxyList } from "@/lib/api/client-ip";
+
+import { type ProxyList, parseTrustedProxies } from "@/lib/api/client-ip";
 import { loadPepper } from "@/lib/auth/pepper";
+import { type Config, getConfig } from "@/lib/config";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
-import { bucketsOf, type Buckets } from "@/lib/quota/policies";
-import { openSqliteStore } from "@/lib/store/sqlite";
-import { openUpstashStore } from "@/lib/store/upstash";
-import type { Store } from "@/lib/store/types";
+import { type Buckets, bucketsOf } from "@/lib/quota/policies";
 import { createLocalStorage } from "@/lib/storage/local";
-import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import type { ImageStorage } from "@/lib/storage/types";
+import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
+import { openSqliteStore } from "@/lib/store/sqlite";
+import type { Store } from "@/lib/store/types";
+import { openUpstashStore } from "@/lib/store/upstash";
 import { WorkQueue } from "@/lib/work/queue";
 
 export type Services = {

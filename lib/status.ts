@@ -4,8 +4,8 @@ import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import { describeEngines, hasFailingRoute } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
-import { emptyUsage, type Bucket, type Usage } from "@/lib/store/types";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
+import { type Bucket, emptyUsage, type Usage } from "@/lib/store/types";
 
 export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
 // The style catalogue is the bulk of the record and never changes, so it is encoded once.
@@ -41,8 +41,14 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
     remaining: usage.remaining,
     reset_at: new Date(usage.resetMs).toISOString(),
     plan: ctx.caller.plan,
-    ...(enhance && { enhance: { usage_today: enhance.used, limit_today: enhance.limit, remaining: enhance.remaining } }),
-    models: describeEngines().map((m) => ({ ...m, family: MODELS[m.name].family, description: MODELS[m.name].description })),
+    ...(enhance && {
+      enhance: { usage_today: enhance.used, limit_today: enhance.limit, remaining: enhance.remaining },
+    }),
+    models: describeEngines().map((m) => ({
+      ...m,
+      family: MODELS[m.name].family,
+      description: MODELS[m.name].description,
+    })),
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: ctx.svc.config.upload.maxBytes, max_pixels: ctx.svc.config.upload.maxPixels },

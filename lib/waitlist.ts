@@ -7,7 +7,8 @@ import { waitlistRequestSchema } from "@/lib/schemas/waitlist";
 import type { Services } from "@/lib/services";
 import type { Usage } from "@/lib/store/types";
 
-export const WAITLIST_CONFIRMATION = "Thanks! If this email is not on the waitlist yet, it is now. We'll write when Pro keys open up.";
+export const WAITLIST_CONFIRMATION =
+  "Thanks! If this email is not on the waitlist yet, it is now. We'll write when Pro keys open up.";
 
 export async function joinWaitlist(req: Request, svc: Services, setUsage: (u: Usage) => void) {
   const identity = identityOfIp(readClientIp(req, svc));

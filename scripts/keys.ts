@@ -1,7 +1,7 @@
 // `npm run keys -- create --label <text> | list | revoke <id>`: manage Pro API keys in the server's own store.
 import { parseArgs } from "node:util";
-import { loadPepper } from "../lib/auth/pepper";
 import { createApiKey } from "../lib/auth/keys";
+import { loadPepper } from "../lib/auth/pepper";
 import { getConfig } from "../lib/config";
 import { openStore } from "../lib/services";
 
@@ -68,7 +68,11 @@ async function main(): Promise<number> {
 
 export function printTable(head: string[], rows: string[][]) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
   console.log(line(head));
   for (const row of rows) console.log(line(row));
 }

@@ -24,7 +24,13 @@ async function main(): Promise<number> {
   try {
     const entries = await store.listWaitlist();
     if (values.format === "json") {
-      console.log(JSON.stringify(entries.map((e) => ({ email: e.email, use_case: e.useCase, created_at: e.createdAt })), null, 2));
+      console.log(
+        JSON.stringify(
+          entries.map((e) => ({ email: e.email, use_case: e.useCase, created_at: e.createdAt })),
+          null,
+          2,
+        ),
+      );
     } else {
       console.log("email,use_case,created_at");
       for (const e of entries) console.log([e.email, e.useCase, e.createdAt].map(csvCell).join(","));

@@ -6,7 +6,7 @@ import { EndpointSection } from "@/components/docs/endpoint-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
 import { getConfig } from "@/lib/config";
-import { ENDPOINTS, buildOpenApi } from "@/lib/openapi";
+import { buildOpenApi, ENDPOINTS } from "@/lib/openapi";
 
 export const metadata: Metadata = { title: "API reference" };
 
@@ -24,7 +24,10 @@ export default async function DocsPage() {
   const h = await headers();
   const proto = h.get("x-forwarded-proto") === "https" ? "https" : "http";
   const origin = `${proto}://${h.get("host") ?? "localhost:3000"}`;
-  const doc = buildOpenApi(origin) as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
+  const doc = buildOpenApi(origin) as {
+    paths: Record<string, Record<string, Json>>;
+    components: { schemas: Record<string, Json> };
+  };
   const { limits, upload } = getConfig();
 
   return (
@@ -34,7 +37,10 @@ export default async function DocsPage() {
         <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm lg:flex-col">
           {TOC.map(([id, label]) => (
             <li key={id}>
-              <a href={`#${id}`} className="text-stone-700 hover:text-stone-950 hover:underline dark:text-stone-300 dark:hover:text-white">
+              <a
+                href={`#${id}`}
+                className="text-stone-700 hover:text-stone-950 hover:underline dark:text-stone-300 dark:hover:text-white"
+              >
                 {label}
               </a>
             </li>
@@ -54,15 +60,23 @@ export default async function DocsPage() {
         </header>
 
         <section aria-labelledby="auth-h" id="auth" className="scroll-mt-6 space-y-3">
-          <h2 id="auth-h" className="text-xl font-semibold">Authentication</h2>
+          <h2 id="auth-h" className="text-xl font-semibold">
+            Authentication
+          </h2>
           <p className="text-stone-700 dark:text-stone-300">
             Send your Pro key as a bearer token. Keys are not generally available yet:{" "}
-            <a href="/waitlist" className={textLink}>join the waitlist</a>. Every error has the same body:
+            <a href="/waitlist" className={textLink}>
+              join the waitlist
+            </a>
+            . Every error has the same body:
           </p>
           <CodeBlock
             label="Error body"
             code={JSON.stringify(
-              { success: false, error: { code: "invalid_prompt", message: "Prompt must be 1 to 400 characters.", request_id: "req_…" } },
+              {
+                success: false,
+                error: { code: "invalid_prompt", message: "Prompt must be 1 to 400 characters.", request_id: "req_…" },
+              },
               null,
               2,
             )}
@@ -70,26 +84,44 @@ export default async function DocsPage() {
         </section>
 
         <section aria-labelledby="endpoints-h" className="space-y-2">
-          <h2 id="endpoints-h" className="text-xl font-semibold">Endpoints</h2>
+          <h2 id="endpoints-h" className="text-xl font-semibold">
+            Endpoints
+          </h2>
           {ENDPOINTS.map((ep) => (
-            <EndpointSection key={ep.path} endpoint={ep} operation={doc.paths[ep.path][ep.method]} schemas={doc.components.schemas} origin={origin} />
+            <EndpointSection
+              key={ep.path}
+              endpoint={ep}
+              operation={doc.paths[ep.path][ep.method]}
+              schemas={doc.components.schemas}
+              origin={origin}
+            />
           ))}
         </section>
 
         <section aria-labelledby="limits-h" id="limits" className="scroll-mt-6 space-y-3">
-          <h2 id="limits-h" className="text-xl font-semibold">Limits</h2>
-          <p className="text-stone-700 dark:text-stone-300">A request uses quota only when it succeeds. These are this server&apos;s current settings.</p>
+          <h2 id="limits-h" className="text-xl font-semibold">
+            Limits
+          </h2>
+          <p className="text-stone-700 dark:text-stone-300">
+            A request uses quota only when it succeeds. These are this server&apos;s current settings.
+          </p>
           <LimitsTable limits={{ ...limits, maxUploadBytes: upload.maxBytes }} />
         </section>
 
         <section aria-labelledby="errors-h" id="errors" className="scroll-mt-6 space-y-3">
-          <h2 id="errors-h" className="text-xl font-semibold">Errors</h2>
-          <p className="text-stone-700 dark:text-stone-300">Checked in this order: key (401), input (400/413), content filter (422), quota (429), work (500).</p>
+          <h2 id="errors-h" className="text-xl font-semibold">
+            Errors
+          </h2>
+          <p className="text-stone-700 dark:text-stone-300">
+            Checked in this order: key (401), input (400/413), content filter (422), quota (429), work (500).
+          </p>
           <ErrorsTable />
         </section>
 
         <section aria-labelledby="headers-h" id="headers" className="scroll-mt-6 space-y-3">
-          <h2 id="headers-h" className="text-xl font-semibold">Headers</h2>
+          <h2 id="headers-h" className="text-xl font-semibold">
+            Headers
+          </h2>
           <HeadersTable />
         </section>
       </div>

@@ -21,9 +21,15 @@ export function EndpointSection({ endpoint, operation, schemas, origin }: Props)
   const request = operation.requestBody as { content?: unknown } | undefined;
   const responses = operation.responses as Record<string, { content?: unknown }>;
   return (
-    <section aria-labelledby={`ep-${id}`} className="scroll-mt-6 space-y-4 border-t border-stone-200 pt-8 dark:border-stone-800" id={id}>
+    <section
+      aria-labelledby={`ep-${id}`}
+      className="scroll-mt-6 space-y-4 border-t border-stone-200 pt-8 dark:border-stone-800"
+      id={id}
+    >
       <h3 id={`ep-${id}`} className="flex flex-wrap items-center gap-2 text-lg font-semibold">
-        <span className={`rounded px-2 py-0.5 font-mono text-xs font-bold uppercase ${endpoint.method === "get" ? "bg-sky-100 text-sky-900 dark:bg-sky-900/50 dark:text-sky-100" : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900/50 dark:text-emerald-100"}`}>
+        <span
+          className={`rounded px-2 py-0.5 font-mono text-xs font-bold uppercase ${endpoint.method === "get" ? "bg-sky-100 text-sky-900 dark:bg-sky-900/50 dark:text-sky-100" : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900/50 dark:text-emerald-100"}`}
+        >
           {endpoint.method}
         </span>
         <code className="font-mono">{endpoint.path}</code>
@@ -34,25 +40,36 @@ export function EndpointSection({ endpoint, operation, schemas, origin }: Props)
       </h3>
       <p className="text-stone-700 dark:text-stone-300">{endpoint.description}</p>
       <p className="text-sm text-stone-600 dark:text-stone-400">
-        {endpoint.auth === "open" ? "No key needed." : "Needs Authorization: Bearer <key> (Pro), or X-Requested-With: XMLHttpRequest from the app's own pages (Free, per IP)."}
+        {endpoint.auth === "open"
+          ? "No key needed."
+          : "Needs Authorization: Bearer <key> (Pro), or X-Requested-With: XMLHttpRequest from the app's own pages (Free, per IP)."}
       </p>
       <CodeBlock code={endpoint.curl(origin)} label={`curl: ${endpoint.method.toUpperCase()} ${endpoint.path}`} />
       {request && (
         <>
           <h4 className="font-semibold">
-            Request body <span className="font-mono text-sm font-normal text-stone-600 dark:text-stone-400">{endpoint.request?.contentType}</span>
+            Request body{" "}
+            <span className="font-mono text-sm font-normal text-stone-600 dark:text-stone-400">
+              {endpoint.request?.contentType}
+            </span>
           </h4>
           <SchemaTable schema={contentSchema(request.content, schemas)} caption={`${endpoint.path} request fields`} />
         </>
       )}
       <h4 className="font-semibold">Response 200</h4>
-      <SchemaTable schema={contentSchema(responses["200"]?.content, schemas)} caption={`${endpoint.path} response fields`} />
+      <SchemaTable
+        schema={contentSchema(responses["200"]?.content, schemas)}
+        caption={`${endpoint.path} response fields`}
+      />
       <p className="text-sm text-stone-700 dark:text-stone-300">
         <span className="font-semibold">Errors: </span>
         {endpoint.errors.map((code, i) => (
           <span key={code}>
             {i > 0 && ", "}
-            <a href={`#error-${code}`} className="font-mono text-safelight-700 underline underline-offset-2 dark:text-safelight-300">
+            <a
+              href={`#error-${code}`}
+              className="font-mono text-safelight-700 underline underline-offset-2 dark:text-safelight-300"
+            >
               {code}
             </a>
           </span>

@@ -22,10 +22,18 @@ export function LimitsTable({ limits }: { limits: Limits }) {
       testId="limits-table"
       head={["What", "Free (browser, per IP)", "Pro (per key)"]}
       rows={[
-        ["Generations per day", limits.freeGenerationsPerDay.toLocaleString("en-US"), `${limits.proRequestsPerDay.toLocaleString("en-US")} requests, shared`],
+        [
+          "Generations per day",
+          limits.freeGenerationsPerDay.toLocaleString("en-US"),
+          `${limits.proRequestsPerDay.toLocaleString("en-US")} requests, shared`,
+        ],
         ["Enhancements per day", limits.freeEnhancementsPerDay.toLocaleString("en-US"), "(same counter)"],
         ["Daily window", "resets 00:00 UTC", "resets 00:00 UTC"],
-        [mono("GET /api/status"), `${limits.statusCallsPerMinute} calls/minute, no quota`, `${limits.statusCallsPerMinute} calls/minute, no quota`],
+        [
+          mono("GET /api/status"),
+          `${limits.statusCallsPerMinute} calls/minute, no quota`,
+          `${limits.statusCallsPerMinute} calls/minute, no quota`,
+        ],
         ["Prompt length", "1–400 characters (Unicode code points)", "same"],
         ["Upload", `${mb} MB, 25 megapixels; PNG, JPEG, WebP, AVIF, GIF`, "same"],
         ["Enhanced output", "2× or 4×, long side ≤ 4,096 px", "same"],
@@ -61,7 +69,11 @@ export function HeadersTable() {
       head={["Header", "Direction", "Meaning"]}
       rows={[
         [mono("Authorization: Bearer <key>"), "request", "Your Pro key. An unknown or revoked key is 401, never Free."],
-        [mono("X-Requested-With: XMLHttpRequest"), "request", "Sent by the app's own pages: Free plan, counted per IP."],
+        [
+          mono("X-Requested-With: XMLHttpRequest"),
+          "request",
+          "Sent by the app's own pages: Free plan, counted per IP.",
+        ],
         [mono("Content-Type"), "request", "application/json, or multipart/form-data for /api/enhance."],
         ...RATE_LIMIT_HEADERS.map((h) => [mono(h.name), "response", h.description]),
       ]}

@@ -12,7 +12,8 @@ function typeOf(s: Json): string {
 function rulesOf(s: Json): string[] {
   const rules: string[] = [];
   if (Array.isArray(s.enum)) rules.push(`one of ${(s.enum as unknown[]).map((v) => String(v)).join(", ")}`);
-  if (s.minLength !== undefined || s.maxLength !== undefined) rules.push(`${s.minLength ?? 0}–${s.maxLength ?? "∞"} characters`);
+  if (s.minLength !== undefined || s.maxLength !== undefined)
+    rules.push(`${s.minLength ?? 0}–${s.maxLength ?? "∞"} characters`);
   if (s.minimum !== undefined || s.maximum !== undefined) rules.push(`${s.minimum ?? "−∞"} to ${s.maximum ?? "∞"}`);
   if (s.default !== undefined) rules.push(`default ${JSON.stringify(s.default)}`);
   if (s.format && s.format !== "binary") rules.push(String(s.format));
@@ -23,14 +24,25 @@ export function SchemaTable({ schema, caption }: { schema: Json; caption: string
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return (
-    <div className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800" tabIndex={0} role="region" aria-label={caption}>
+    <div
+      className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800"
+      tabIndex={0}
+      role="region"
+      aria-label={caption}
+    >
       <table className="w-full sm:min-w-[36rem] text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="max-sm:hidden bg-stone-100 text-xs tracking-wide text-stone-700 uppercase dark:bg-stone-800/60 dark:text-stone-300">
           <tr>
-            <th scope="col" className="px-3 py-2">Field</th>
-            <th scope="col" className="px-3 py-2">Type</th>
-            <th scope="col" className="px-3 py-2">Description</th>
+            <th scope="col" className="px-3 py-2">
+              Field
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Type
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Description
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-stone-200 dark:divide-stone-800">
@@ -44,10 +56,14 @@ export function SchemaTable({ schema, caption }: { schema: Json; caption: string
                   </span>
                 ) : null}
               </td>
-              <td className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 font-mono text-xs whitespace-nowrap text-stone-700 dark:text-stone-300">{typeOf(s)}</td>
+              <td className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 font-mono text-xs whitespace-nowrap text-stone-700 dark:text-stone-300">
+                {typeOf(s)}
+              </td>
               <td className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 text-stone-700 dark:text-stone-300">
                 {typeof s.description === "string" && <span>{s.description} </span>}
-                {rulesOf(s).length > 0 && <span className="text-xs text-stone-600 dark:text-stone-400">({rulesOf(s).join("; ")})</span>}
+                {rulesOf(s).length > 0 && (
+                  <span className="text-xs text-stone-600 dark:text-stone-400">({rulesOf(s).join("; ")})</span>
+                )}
               </td>
             </tr>
           ))}

@@ -5,7 +5,12 @@ type Props = { caption: string; head: string[]; rows: ReactNode[][]; testId?: st
 
 export function SimpleTable({ caption, head, rows, testId }: Props) {
   return (
-    <div className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800" tabIndex={0} role="region" aria-label={caption}>
+    <div
+      className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800"
+      tabIndex={0}
+      role="region"
+      aria-label={caption}
+    >
       <table className="w-full sm:min-w-[32rem] text-left text-sm" data-testid={testId}>
         <caption className="sr-only">{caption}</caption>
         <thead className="max-sm:hidden bg-stone-100 text-xs tracking-wide text-stone-700 uppercase dark:bg-stone-800/60 dark:text-stone-300">
@@ -21,7 +26,11 @@ export function SimpleTable({ caption, head, rows, testId }: Props) {
           {rows.map((row, i) => (
             <tr key={i} className="align-top max-sm:block max-sm:px-3 max-sm:py-2">
               {row.map((cell, j) => (
-                <td key={j} data-label={j > 0 ? `${head[j]}: ` : undefined} className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 max-sm:before:font-semibold max-sm:before:content-[attr(data-label)] first:font-medium text-stone-700 dark:text-stone-300">
+                <td
+                  key={j}
+                  data-label={j > 0 ? `${head[j]}: ` : undefined}
+                  className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 max-sm:before:font-semibold max-sm:before:content-[attr(data-label)] first:font-medium text-stone-700 dark:text-stone-300"
+                >
                   {cell}
                 </td>
               ))}

@@ -51,7 +51,14 @@ export function DropZone({ onFile, limits, disabled = false, compact = false }: 
       />
       {!compact && (
         <svg viewBox="0 0 24 24" className="size-10 text-stone-400" aria-hidden="true" focusable="false">
-          <path fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" />
+          <path
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.5"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2"
+          />
         </svg>
       )}
       <label

@@ -56,7 +56,15 @@ export function EnhanceOptions({ strength, onStrength, scale, onScale, model, on
         <div className="mt-1.5 grid grid-cols-2 gap-2">
           {MODEL_CHOICES.map((m) => (
             <label key={m.value} className={choiceClass}>
-              <input type="radio" name="model" value={m.value} checked={model === m.value} onChange={() => onModel(m.value)} className={radioClass} data-testid={`model-${m.value}`} />
+              <input
+                type="radio"
+                name="model"
+                value={m.value}
+                checked={model === m.value}
+                onChange={() => onModel(m.value)}
+                className={radioClass}
+                data-testid={`model-${m.value}`}
+              />
               {m.label}
               <span className="text-xs font-normal text-stone-600 dark:text-stone-400">{m.hint}</span>
             </label>
@@ -68,7 +76,14 @@ export function EnhanceOptions({ strength, onStrength, scale, onScale, model, on
         <div className="mt-1.5 grid grid-cols-2 gap-2">
           {([2, 4] as const).map((s) => (
             <label key={s} className={choiceClass}>
-              <input type="radio" name="scale" value={s} checked={scale === s} onChange={() => onScale(s)} className={radioClass} />
+              <input
+                type="radio"
+                name="scale"
+                value={s}
+                checked={scale === s}
+                onChange={() => onScale(s)}
+                className={radioClass}
+              />
               {s}×
             </label>
           ))}

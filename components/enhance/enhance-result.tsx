@@ -23,7 +23,10 @@ export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
             {result.original_size.replace("x", " × ")}
           </span>
           {resizedFrom && (
-            <span className="block text-xs whitespace-nowrap text-stone-600 dark:text-stone-400" data-testid="resized-from">
+            <span
+              className="block text-xs whitespace-nowrap text-stone-600 dark:text-stone-400"
+              data-testid="resized-from"
+            >
               from your {resizedFrom.width} × {resizedFrom.height}
             </span>
           )}
@@ -34,7 +37,12 @@ export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
       </dl>
       <div className="flex flex-wrap items-center gap-2">
         {(result.engine === "preview" || result.engine === "sharp") && <PreviewBadge engine={result.engine} />}
-        <a href={result.url} download={`${base}-enhanced-${result.scale}x.png`} className={secondaryButton} data-testid="download">
+        <a
+          href={result.url}
+          download={`${base}-enhanced-${result.scale}x.png`}
+          className={secondaryButton}
+          data-testid="download"
+        >
           Download PNG
         </a>
       </div>

@@ -5,17 +5,17 @@ import { ErrorNotice } from "@/components/ui/error-notice";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, primaryButton } from "@/components/ui/styles";
 import { UsageMeter } from "@/components/ui/usage-meter";
-import { callApi, type ClientError, type Quota } from "@/lib/client/api";
+import { type ClientError, callApi, type Quota } from "@/lib/client/api";
 import { describeError } from "@/lib/client/error-copy";
-import { fetchAsFile, pickImage, type PickedImage } from "@/lib/client/picked-image";
+import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
+import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
 import { useStatus } from "@/lib/client/use-status";
-import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
-import { EnhanceOptions, type EnhanceModel } from "./enhance-options";
+import { type EnhanceModel, EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
 
@@ -45,7 +45,11 @@ export function EnhanceStudio() {
 
   useEffect(() => {
     if (status?.enhance && !quota) {
-      setQuota({ limit: status.enhance.limit_today, remaining: status.enhance.remaining, resetAtMs: Date.parse(status.reset_at) });
+      setQuota({
+        limit: status.enhance.limit_today,
+        remaining: status.enhance.remaining,
+        resetAtMs: Date.parse(status.reset_at),
+      });
     }
   }, [status, quota]);
 
@@ -73,7 +77,11 @@ export function EnhanceStudio() {
       if (old) URL.revokeObjectURL(old.previewUrl);
       return picked.image;
     });
-    setAnnouncement(picked.image.resized ? `${picked.image.resized.message} Ready to enhance.` : `${file.name || "Image"} ready to enhance.`);
+    setAnnouncement(
+      picked.image.resized
+        ? `${picked.image.resized.message} Ready to enhance.`
+        : `${file.name || "Image"} ready to enhance.`,
+    );
   }, []);
 
   useEffect(() => {
@@ -117,7 +125,9 @@ export function EnhanceStudio() {
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Enhance</h1>
-          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">Upscale a photo 2× or 4× and sharpen its detail.</p>
+          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">
+            Upscale a photo 2× or 4× and sharpen its detail.
+          </p>
         </div>
         <div className="sm:w-[28rem]">
           <UsageMeter quota={quota} noun="enhancements" plan={status?.plan} />
@@ -126,7 +136,12 @@ export function EnhanceStudio() {
 
       <div className="mt-6 grid gap-6 lg:grid-cols-12">
         <div className="space-y-5 lg:col-span-5">
-          <DropZone onFile={(f) => void onFile(f)} disabled={startedAt !== null} compact={image !== null} limits={limits} />
+          <DropZone
+            onFile={(f) => void onFile(f)}
+            disabled={startedAt !== null}
+            compact={image !== null}
+            limits={limits}
+          />
           {resizing && (
             <p className="flex items-center gap-2 text-sm text-stone-700 dark:text-stone-300" data-testid="resizing">
               <Spinner /> Resizing in your browser…
@@ -134,7 +149,10 @@ export function EnhanceStudio() {
           )}
           {!resizing && !fileError && image?.resized && <ResizeNotice note={image.resized} />}
           {fileError && (
-            <p className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100" data-testid="file-error">
+            <p
+              className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100"
+              data-testid="file-error"
+            >
               {fileError}
             </p>
           )}
@@ -142,8 +160,21 @@ export function EnhanceStudio() {
             <h2 id="settings-heading" className="text-base font-semibold">
               Settings
             </h2>
-            <EnhanceOptions strength={strength} onStrength={setStrength} scale={scale} onScale={setScale} model={model} onModel={setModel} />
-            <button type="button" className={`${primaryButton} w-full py-3 text-base`} disabled={!image || resizing || startedAt !== null} onClick={() => void enhance()} data-testid="enhance">
+            <EnhanceOptions
+              strength={strength}
+              onStrength={setStrength}
+              scale={scale}
+              onScale={setScale}
+              model={model}
+              onModel={setModel}
+            />
+            <button
+              type="button"
+              className={`${primaryButton} w-full py-3 text-base`}
+              disabled={!image || resizing || startedAt !== null}
+              onClick={() => void enhance()}
+              data-testid="enhance"
+            >
               {startedAt !== null ? (
                 <>
                   <Spinner /> Enhancing… <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
@@ -152,7 +183,11 @@ export function EnhanceStudio() {
                 "Enhance"
               )}
             </button>
-            {!image && <p className="text-center text-xs text-stone-600 dark:text-stone-400">Choose an image to enable Enhance.</p>}
+            {!image && (
+              <p className="text-center text-xs text-stone-600 dark:text-stone-400">
+                Choose an image to enable Enhance.
+              </p>
+            )}
             {error && <ErrorNotice error={error} quota={quota} noun="enhancements" onRetry={() => void enhance()} />}
           </section>
         </div>
@@ -170,16 +205,27 @@ export function EnhanceStudio() {
             <figure>
               <div className={`bg-checker overflow-hidden rounded-xl ${startedAt !== null ? "animate-pulse" : ""}`}>
                 {/* eslint-disable-next-line @next/next/no-img-element -- local object URL of the upload */}
-                <img src={image.previewUrl} alt="Your upload" className="mx-auto block h-auto max-h-[70vh] w-auto max-w-full" data-testid="upload-preview" />
+                <img
+                  src={image.previewUrl}
+                  alt="Your upload"
+                  className="mx-auto block h-auto max-h-[70vh] w-auto max-w-full"
+                  data-testid="upload-preview"
+                />
               </div>
               <figcaption className="mt-2 text-sm text-stone-600 dark:text-stone-400">
-                <span className="font-medium text-stone-800 dark:text-stone-200">{image.file.name || "Pasted image"}</span>
-                {image.width > 0 && ` · ${image.width}×${image.height}`} · {formatBytes(image.file.size, byteBaseFor(limits.maxBytes))}
+                <span className="font-medium text-stone-800 dark:text-stone-200">
+                  {image.file.name || "Pasted image"}
+                </span>
+                {image.width > 0 && ` · ${image.width}×${image.height}`} ·{" "}
+                {formatBytes(image.file.size, byteBaseFor(limits.maxBytes))}
                 {image.resized && " · resized in your browser"}
               </figcaption>
             </figure>
           ) : (
-            <div className="flex aspect-[4/3] items-center justify-center rounded-xl border-2 border-dashed border-stone-300 p-6 text-center text-sm text-stone-600 dark:border-stone-700 dark:text-stone-400" data-testid="preview-empty">
+            <div
+              className="flex aspect-[4/3] items-center justify-center rounded-xl border-2 border-dashed border-stone-300 p-6 text-center text-sm text-stone-600 dark:border-stone-700 dark:text-stone-400"
+              data-testid="preview-empty"
+            >
               <div className="max-w-xs">
                 <p className="font-medium text-stone-800 dark:text-stone-200">Your before/after appears here</p>
                 <p className="mt-1">Upload a photo to preview it, then press Enhance.</p>

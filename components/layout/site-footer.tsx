@@ -10,7 +10,10 @@ export function SiteFooter() {
           <Link className="underline underline-offset-2 hover:text-stone-900 dark:hover:text-white" href="/docs">
             API reference
           </Link>
-          <a className="underline underline-offset-2 hover:text-stone-900 dark:hover:text-white" href="/api/openapi.json">
+          <a
+            className="underline underline-offset-2 hover:text-stone-900 dark:hover:text-white"
+            href="/api/openapi.json"
+          >
             OpenAPI
           </a>
           <Link className="underline underline-offset-2 hover:text-stone-900 dark:hover:text-white" href="/waitlist">

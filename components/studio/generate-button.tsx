@@ -8,7 +8,13 @@ export function GenerateButton({ startedAt }: { startedAt: number | null }) {
   const elapsed = useElapsed(startedAt);
   const busy = startedAt !== null;
   return (
-    <button type="submit" disabled={busy} aria-disabled={busy} className={`${primaryButton} w-full py-3 text-base`} data-testid="generate">
+    <button
+      type="submit"
+      disabled={busy}
+      aria-disabled={busy}
+      className={`${primaryButton} w-full py-3 text-base`}
+      data-testid="generate"
+    >
       {busy ? (
         <>
           <Spinner />

@@ -2,17 +2,29 @@
 "use client";
 import { HISTORY_MAX, type HistoryItem } from "@/lib/client/history";
 
-type Props = { items: HistoryItem[]; currentId: string | null; onSelect: (item: HistoryItem) => void; onClear: () => void };
+type Props = {
+  items: HistoryItem[];
+  currentId: string | null;
+  onSelect: (item: HistoryItem) => void;
+  onClear: () => void;
+};
 
 export function HistoryStrip({ items, currentId, onSelect, onClear }: Props) {
   return (
     <section aria-labelledby="history-heading" className="mt-8">
       <div className="flex items-baseline justify-between gap-2">
         <h2 id="history-heading" className="text-base font-semibold">
-          Session history <span className="text-sm font-normal text-stone-600 dark:text-stone-400">({items.length} of {HISTORY_MAX})</span>
+          Session history{" "}
+          <span className="text-sm font-normal text-stone-600 dark:text-stone-400">
+            ({items.length} of {HISTORY_MAX})
+          </span>
         </h2>
         {items.length > 0 && (
-          <button type="button" onClick={onClear} className="rounded text-sm font-medium text-stone-600 underline underline-offset-2 hover:text-stone-900 dark:text-stone-400 dark:hover:text-white">
+          <button
+            type="button"
+            onClick={onClear}
+            className="rounded text-sm font-medium text-stone-600 underline underline-offset-2 hover:text-stone-900 dark:text-stone-400 dark:hover:text-white"
+          >
             Clear history
           </button>
         )}
@@ -35,7 +47,9 @@ export function HistoryStrip({ items, currentId, onSelect, onClear }: Props) {
                   {/* eslint-disable-next-line @next/next/no-img-element -- CDN thumbnails */}
                   <img src={item.url} alt="" loading="lazy" className="h-full w-full object-cover" />
                 </span>
-                <span className="mt-1.5 line-clamp-2 text-xs font-medium text-stone-900 dark:text-stone-100">{item.prompt}</span>
+                <span className="mt-1.5 line-clamp-2 text-xs font-medium text-stone-900 dark:text-stone-100">
+                  {item.prompt}
+                </span>
                 <span className="mt-0.5 block truncate text-[11px] text-stone-600 dark:text-stone-400">
                   {item.model} · {item.style} · {item.ratio}
                 </span>

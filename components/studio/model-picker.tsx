@@ -3,7 +3,13 @@
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { fieldLabel } from "@/components/ui/styles";
 
-export type ModelOption = { name: string; family: string; description: string; engine: string | null; ai: boolean | null };
+export type ModelOption = {
+  name: string;
+  family: string;
+  description: string;
+  engine: string | null;
+  ai: boolean | null;
+};
 
 type Props = { models: ModelOption[]; value: string; onChange: (v: string) => void };
 

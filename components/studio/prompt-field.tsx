@@ -1,7 +1,7 @@
 // The prompt box with a live code-point counter, checked by the same rule the server uses.
 "use client";
-import { PROMPT_MAX_CODE_POINTS, countCodePoints } from "@/lib/schemas/prompt-rules";
 import { fieldLabel, textInput } from "@/components/ui/styles";
+import { countCodePoints, PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/prompt-rules";
 
 type Props = {
   value: string;
@@ -15,7 +15,8 @@ type Props = {
 export function promptProblem(value: string): string | null {
   const n = countCodePoints(value);
   if (value.trim() === "") return "Describe the image you want first.";
-  if (n > PROMPT_MAX_CODE_POINTS) return `Your prompt is ${n - PROMPT_MAX_CODE_POINTS} characters over the ${PROMPT_MAX_CODE_POINTS}-character limit. Shorten it to generate.`;
+  if (n > PROMPT_MAX_CODE_POINTS)
+    return `Your prompt is ${n - PROMPT_MAX_CODE_POINTS} characters over the ${PROMPT_MAX_CODE_POINTS}-character limit. Shorten it to generate.`;
   return null;
 }
 
@@ -57,7 +58,12 @@ export function PromptField({ value, onChange, error, inputRef, onSubmitShortcut
       <p id="prompt-hint" className="mt-1 text-xs text-stone-600 dark:text-stone-400">
         Up to {PROMPT_MAX_CODE_POINTS} characters. Ctrl+Enter generates.
       </p>
-      <p id="prompt-error" aria-live="polite" className="mt-1 text-sm font-medium text-red-700 empty:hidden dark:text-red-300" data-testid="prompt-error">
+      <p
+        id="prompt-error"
+        aria-live="polite"
+        className="mt-1 text-sm font-medium text-red-700 empty:hidden dark:text-red-300"
+        data-testid="prompt-error"
+      >
         {error ?? (over ? promptProblem(value) : "")}
       </p>
     </div>

@@ -20,7 +20,14 @@ export function RatioPicker({ ratios, value, onChange }: Props) {
             key={r}
             className="relative flex cursor-pointer flex-col items-center gap-1.5 rounded-lg border border-stone-300 bg-white px-2 py-2.5 text-xs hover:border-stone-400 has-checked:border-safelight-600 has-checked:ring-2 has-checked:ring-safelight-600/40 has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-safelight-600 dark:border-stone-700 dark:bg-stone-950 dark:has-checked:border-safelight-400 dark:has-focus-visible:outline-safelight-300"
           >
-            <input type="radio" name="ratio" value={r} checked={value === r} onChange={() => onChange(r)} className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0" />
+            <input
+              type="radio"
+              name="ratio"
+              value={r}
+              checked={value === r}
+              onChange={() => onChange(r)}
+              className="absolute inset-0 m-0 cursor-pointer appearance-none opacity-0"
+            />
             <span className="flex h-8 items-center" aria-hidden="true">
               <span className={`block rounded-[3px] border-2 border-current ${SHAPES[r]?.box ?? "h-7 w-7"}`} />
             </span>

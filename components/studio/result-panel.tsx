@@ -1,8 +1,8 @@
 // The current result: the image, what made it, and Download / Copy link / Enhance this; with empty and loading states.
 "use client";
 import Link from "next/link";
-import { PreviewBadge } from "@/components/ui/preview-badge";
 import { CopyButton } from "@/components/ui/copy-button";
+import { PreviewBadge } from "@/components/ui/preview-badge";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, secondaryButton } from "@/components/ui/styles";
 import type { HistoryItem } from "@/lib/client/history";
@@ -22,7 +22,8 @@ function Placeholder({ ratio, startedAt }: { ratio: string; startedAt: number | 
     >
       {busy ? (
         <p className="flex items-center gap-2 text-sm font-medium text-stone-700 dark:text-stone-200">
-          <Spinner className="size-5" /> Rendering your image… <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
+          <Spinner className="size-5" /> Rendering your image…{" "}
+          <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
         </p>
       ) : (
         <div className="max-w-xs px-4 text-sm text-stone-600 dark:text-stone-400">

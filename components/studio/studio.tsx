@@ -1,20 +1,20 @@
 // The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
 "use client";
-import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { UsageMeter } from "@/components/ui/usage-meter";
-import { postJson, type ClientError, type Quota } from "@/lib/client/api";
+import { type ClientError, postJson, type Quota } from "@/lib/client/api";
 import { describeError } from "@/lib/client/error-copy";
-import { loadHistory, saveHistory, type HistoryItem } from "@/lib/client/history";
+import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
 import { useStatus } from "@/lib/client/use-status";
 import type { GenerateResponse } from "@/lib/schemas/generate";
 import { GenerateButton } from "./generate-button";
 import { HistoryStrip } from "./history-strip";
-import { ModelPicker, type ModelOption } from "./model-picker";
+import { type ModelOption, ModelPicker } from "./model-picker";
 import { PromptField, promptProblem } from "./prompt-field";
 import { RatioPicker } from "./ratio-picker";
 import { ResultPanel } from "./result-panel";
-import { StylePicker, type StyleOption } from "./style-picker";
+import { type StyleOption, StylePicker } from "./style-picker";
 
 type Props = {
   /** From the catalog, so the pickers render before /api/status answers. */
@@ -48,11 +48,19 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   }, []);
 
   useEffect(() => {
-    if (status && !quota) setQuota({ limit: status.limit_today, remaining: status.remaining, resetAtMs: Date.parse(status.reset_at) });
+    if (status && !quota)
+      setQuota({ limit: status.limit_today, remaining: status.remaining, resetAtMs: Date.parse(status.reset_at) });
   }, [status, quota]);
 
   const models: ModelOption[] = useMemo(
-    () => status?.models.map((m) => ({ name: m.name, family: m.family, description: m.description, engine: m.engine, ai: m.ai })) ?? fallbackModels,
+    () =>
+      status?.models.map((m) => ({
+        name: m.name,
+        family: m.family,
+        description: m.description,
+        engine: m.engine,
+        ai: m.ai,
+      })) ?? fallbackModels,
     [status, fallbackModels],
   );
   const styles = status?.styles ?? fallbackStyles;
@@ -112,7 +120,9 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Studio</h1>
-          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">Describe an image, choose a look, and generate.</p>
+          <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">
+            Describe an image, choose a look, and generate.
+          </p>
         </div>
         <div className="sm:w-[28rem]">
           <UsageMeter quota={quota} noun="generations" plan={status?.plan} />
@@ -120,8 +130,12 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       </div>
 
       {statusError && (
-        <p className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100" role="status">
-          Couldn&apos;t load the service status ({statusError.message}). You can still generate; the usage meter updates after your first image.
+        <p
+          className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100"
+          role="status"
+        >
+          Couldn&apos;t load the service status ({statusError.message}). You can still generate; the usage meter updates
+          after your first image.
         </p>
       )}
 

@@ -12,4 +12,5 @@ export const fieldLabel = "block text-sm font-semibold text-stone-900 dark:text-
 export const textInput =
   "block w-full rounded-lg border border-stone-300 bg-white px-3 py-2 text-base text-stone-900 placeholder:text-stone-500 focus-visible:border-safelight-600 aria-invalid:border-red-600 dark:border-stone-700 dark:bg-stone-950 dark:text-stone-100 dark:placeholder:text-stone-400 dark:aria-invalid:border-red-400";
 
-export const textLink = "font-medium text-safelight-700 underline underline-offset-2 hover:text-safelight-600 dark:text-safelight-300 dark:hover:text-safelight-100";
+export const textLink =
+  "font-medium text-safelight-700 underline underline-offset-2 hover:text-safelight-600 dark:text-safelight-300 dark:hover:text-safelight-100";

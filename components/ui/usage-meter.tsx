@@ -10,7 +10,11 @@ export function UsageMeter({ quota, noun, plan = "free" }: Props) {
   const now = useNow(30_000);
   if (!quota) {
     return (
-      <div className="h-12 animate-pulse rounded-xl bg-stone-200/70 dark:bg-stone-800" aria-hidden="true" data-testid="usage-meter-loading" />
+      <div
+        className="h-12 animate-pulse rounded-xl bg-stone-200/70 dark:bg-stone-800"
+        aria-hidden="true"
+        data-testid="usage-meter-loading"
+      />
     );
   }
   const used = Math.max(0, quota.limit - quota.remaining);
@@ -20,7 +24,11 @@ export function UsageMeter({ quota, noun, plan = "free" }: Props) {
   const resets = `resets in ${formatDuration(quota.resetAtMs - now)}`;
   return (
     <div className="rounded-xl border border-stone-200 bg-white px-4 py-3 dark:border-stone-800 dark:bg-stone-900">
-      <p className="text-sm font-medium text-stone-800 dark:text-stone-200" data-testid="usage-meter" aria-live="polite">
+      <p
+        className="text-sm font-medium text-stone-800 dark:text-stone-200"
+        data-testid="usage-meter"
+        aria-live="polite"
+      >
         <span className={empty ? "font-semibold text-red-700 dark:text-red-300" : ""}>{left}</span>{" "}
         <span className="whitespace-nowrap text-stone-600 max-sm:block dark:text-stone-400">
           <span className="max-sm:hidden">· </span>

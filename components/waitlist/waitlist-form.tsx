@@ -1,9 +1,9 @@
 // The Pro waitlist form: email, optional use case, and a confirmation that reads the same for new and known emails.
 "use client";
-import { useRef, useState, type FormEvent } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { Spinner } from "@/components/ui/spinner";
 import { fieldLabel, primaryButton, textInput } from "@/components/ui/styles";
-import { postJson, type ClientError } from "@/lib/client/api";
+import { type ClientError, postJson } from "@/lib/client/api";
 import { emailSchema } from "@/lib/schemas/fields";
 import { USE_CASE_MAX } from "@/lib/schemas/waitlist";
 
@@ -29,7 +29,10 @@ export function WaitlistForm() {
     setError(null);
     setConfirmation(null);
     setPending(true);
-    const res = await postJson<{ message: string }>("/api/waitlist", { email: trimmed, ...(useCase.trim() && { use_case: useCase.trim() }) });
+    const res = await postJson<{ message: string }>("/api/waitlist", {
+      email: trimmed,
+      ...(useCase.trim() && { use_case: useCase.trim() }),
+    });
     setPending(false);
     if (res.ok) {
       setConfirmation(res.data.message);
@@ -62,16 +65,24 @@ export function WaitlistForm() {
           placeholder="you@example.com"
           className={`${textInput} mt-1.5`}
         />
-        <p id="email-error" aria-live="polite" className="mt-1 text-sm font-medium text-red-700 empty:hidden dark:text-red-300">
+        <p
+          id="email-error"
+          aria-live="polite"
+          className="mt-1 text-sm font-medium text-red-700 empty:hidden dark:text-red-300"
+        >
           {emailError ?? ""}
         </p>
       </div>
       <div>
         <div className="flex items-baseline justify-between gap-2">
           <label htmlFor="use-case" className={fieldLabel}>
-            What would you use it for? <span className="font-normal text-stone-600 dark:text-stone-400">(optional)</span>
+            What would you use it for?{" "}
+            <span className="font-normal text-stone-600 dark:text-stone-400">(optional)</span>
           </label>
-          <span id="use-case-counter" className={`shrink-0 text-xs whitespace-nowrap tabular-nums ${tooLong ? "font-semibold text-red-700 dark:text-red-300" : "text-stone-600 dark:text-stone-400"}`}>
+          <span
+            id="use-case-counter"
+            className={`shrink-0 text-xs whitespace-nowrap tabular-nums ${tooLong ? "font-semibold text-red-700 dark:text-red-300" : "text-stone-600 dark:text-stone-400"}`}
+          >
             {useCase.length} / {USE_CASE_MAX}
           </span>
         </div>
@@ -98,14 +109,22 @@ export function WaitlistForm() {
       </button>
       <div aria-live="polite" role="status">
         {confirmation && (
-          <p className="rounded-xl border border-emerald-300 bg-emerald-50 p-4 text-sm text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-100" data-testid="waitlist-confirmation">
+          <p
+            className="rounded-xl border border-emerald-300 bg-emerald-50 p-4 text-sm text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/50 dark:text-emerald-100"
+            data-testid="waitlist-confirmation"
+          >
             <span className="font-semibold">You&apos;re on the list. </span>
             {confirmation}
           </p>
         )}
         {error && (
-          <p className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100" data-testid="waitlist-error">
-            {error.code === "rate_limited" ? "Too many signups from this network today. Please try again tomorrow." : error.message}
+          <p
+            className="rounded-xl border border-red-300 bg-red-50 p-4 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/50 dark:text-red-100"
+            data-testid="waitlist-error"
+          >
+            {error.code === "rate_limited"
+              ? "Too many signups from this network today. Please try again tomorrow."
+              : error.message}
           </p>
         )}
       </div>

@@ -54,7 +54,11 @@ export function parseTrustedProxies(spec: string): ProxyList {
  * The client's address. A client can only pick its identity through X-Forwarded-For when the socket
  * itself is a trusted proxy, and then only hops to the right of the first untrusted one are skipped.
  */
-export function resolveClientIp(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, proxies: ProxyList): string | null {
+export function resolveClientIp(
+  socketAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  proxies: ProxyList,
+): string | null {
   const peer = normalizeIp(socketAddress);
   if (!peer || proxies.empty || !proxies.contains(peer)) return peer;
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? ""))

@@ -14,7 +14,10 @@ export const ERROR_CODES = {
   invalid_use_case: { status: 400, message: "Use case must be at most 500 characters." },
   image_too_large: { status: 413, message: "The image is too large." },
   unauthorized: { status: 401, message: "A valid API key is required." },
-  content_filtered: { status: 422, message: "The prompt was rejected by the content safety filter. Please rephrase it." },
+  content_filtered: {
+    status: 422,
+    message: "The prompt was rejected by the content safety filter. Please rephrase it.",
+  },
   rate_limited: { status: 429, message: "Rate limit reached." },
   busy: { status: 503, message: "The service is at capacity. Please retry shortly." },
   generation_failed: {

@@ -1,10 +1,17 @@
 // Validates an enhance upload: fields first (cheap), then the image header, then a capped decode.
+
+import { decodeImage, probeImage } from "@/lib/enhance/decode";
+import type { ModelChoice, RawImage } from "@/lib/enhance/types";
+import {
+  DEFAULT_ENHANCE_MODEL,
+  DEFAULT_STRENGTH,
+  modelFieldSchema,
+  scaleFieldSchema,
+  strengthFieldSchema,
+} from "@/lib/schemas/enhance";
 import { ApiError } from "./errors";
 import { readUpload } from "./read-upload";
 import type { Context } from "./with-api";
-import { decodeImage, probeImage } from "@/lib/enhance/decode";
-import type { ModelChoice, RawImage } from "@/lib/enhance/types";
-import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, modelFieldSchema, scaleFieldSchema, strengthFieldSchema } from "@/lib/schemas/enhance";
 
 export type EnhanceInput = { image: RawImage; strength: number; scale: 2 | 4; model: ModelChoice; format: string };
 

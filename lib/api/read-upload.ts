@@ -1,7 +1,8 @@
 // Streams a multipart upload through busboy, enforcing the byte cap while it arrives.
-import Busboy from "busboy";
+
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
+import Busboy from "busboy";
 import { ApiError } from "./errors";
 
 export type Upload = {

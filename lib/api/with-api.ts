@@ -1,13 +1,13 @@
 // The one wrapper around every quota'd route: identify → input → filter → quota → work → error mapping.
 import crypto from "node:crypto";
-import { ApiError, UnavailableError } from "./errors";
-import { nextUtcMidnightMs, rateLimitHeaders, secondsUntil } from "./headers";
-import { identifyCaller, identityOfIp, readClientIp, type Caller } from "@/lib/auth/identify";
-import { log, describeError } from "@/lib/log";
+import { type Caller, identifyCaller, identityOfIp, readClientIp } from "@/lib/auth/identify";
+import { describeError, log } from "@/lib/log";
 import { dailyBucketOf, type PolicyName } from "@/lib/quota/policies";
+import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import type { Bucket, Take, Usage } from "@/lib/store/types";
-import type { ErrorBody } from "@/lib/schemas/errors";
+import { ApiError, UnavailableError } from "./errors";
+import { nextUtcMidnightMs, rateLimitHeaders, secondsUntil } from "./headers";
 
 export type Context = {
   req: Request;
@@ -105,9 +105,9 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
         body = await spec.run(input, Object.assign(base, { lease }));
       } catch (err) {
         if (lease?.ok) {
-          await services.store.refund(bucket, caller.identity, lease.windowStart).catch((e) =>
-            log.error("refund failed", { request_id: requestId, ...describeError(e) }),
-          );
+          await services.store
+            .refund(bucket, caller.identity, lease.windowStart)
+            .catch((e) => log.error("refund failed", { request_id: requestId, ...describeError(e) }));
           usage = { ...lease, used: lease.used - 1, remaining: lease.remaining + 1 };
         }
         throw err;
@@ -165,7 +165,13 @@ function fallbackUsage(bucket: Bucket | undefined): Usage {
 }
 
 /** A JSON response with the contract's headers; `body` may be already-serialised JSON text. */
-export function respond(status: number, body: unknown, requestId: string, usage?: Usage, retryAfter?: number): Response {
+export function respond(
+  status: number,
+  body: unknown,
+  requestId: string,
+  usage?: Usage,
+  retryAfter?: number,
+): Response {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Cache-Control": "no-store",
@@ -197,7 +203,9 @@ export function rejectOtherMethods(allowed: string[]) {
     let usage: Usage | undefined;
     try {
       const svc = getServices();
-      usage = await svc.store.peek(svc.buckets.freeGenerations, identityOfIp(readClientIp(req, svc))).catch(() => undefined);
+      usage = await svc.store
+        .peek(svc.buckets.freeGenerations, identityOfIp(readClientIp(req, svc)))
+        .catch(() => undefined);
     } catch {
       usage = undefined;
     }

@@ -25,12 +25,19 @@ export function readClientIp(req: Request, svc: Pick<Services, "config">): strin
   }
   const token = process.env[PEER_TOKEN_ENV];
   const presented = req.headers.get(PEER_TOKEN_HEADER);
-  if (token && presented && presented.length === token.length && crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token))) {
+  if (
+    token &&
+    presented &&
+    presented.length === token.length &&
+    crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token))
+  ) {
     return normalizeIp(req.headers.get(PEER_IP_HEADER));
   }
   if (!warnedNoPeer) {
     warnedNoPeer = true;
-    console.warn("darkroom: requests are not coming through server.ts, so client IPs are unknown; start with `npm start`.");
+    console.warn(
+      "darkroom: requests are not coming through server.ts, so client IPs are unknown; start with `npm start`.",
+    );
   }
   return null;
 }

@@ -19,7 +19,11 @@ export function hashApiKey(key: string, pepper: string): string {
   return crypto.createHmac("sha256", pepper).update(key).digest("hex");
 }
 
-export async function createApiKey(store: Store, pepper: string, label: string): Promise<{ key: string; record: KeyRecord }> {
+export async function createApiKey(
+  store: Store,
+  pepper: string,
+  label: string,
+): Promise<{ key: string; record: KeyRecord }> {
   const key = generateApiKey();
   const record: KeyRecord = {
     id: `key_${crypto.randomBytes(6).toString("hex")}`,

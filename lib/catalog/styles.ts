@@ -18,7 +18,8 @@ export const STYLE_PRESETS = [
   {
     name: "Cinematic",
     description: "Widescreen film still with dramatic light and a teal-and-orange grade.",
-    template: "cinematic film still of {prompt}, dramatic lighting, shallow depth of field, teal and orange color grade, anamorphic",
+    template:
+      "cinematic film still of {prompt}, dramatic lighting, shallow depth of field, teal and orange color grade, anamorphic",
     stabilityPreset: "cinematic",
   },
   {

@@ -10,7 +10,9 @@ export type ClientError = {
   retryAfterSec?: number;
 };
 
-export type ApiResult<T> = { ok: true; data: T; quota: Quota | null } | { ok: false; error: ClientError; quota: Quota | null };
+export type ApiResult<T> =
+  | { ok: true; data: T; quota: Quota | null }
+  | { ok: false; error: ClientError; quota: Quota | null };
 
 const BROWSER_HEADERS = { "X-Requested-With": "XMLHttpRequest" };
 
@@ -44,7 +46,11 @@ export async function callApi<T>(path: string, init: RequestInit = {}): Promise<
     return {
       ok: false,
       quota: null,
-      error: { code: "network", status: 0, message: "Could not reach the server. Check your connection and try again." },
+      error: {
+        code: "network",
+        status: 0,
+        message: "Could not reach the server. Check your connection and try again.",
+      },
     };
   }
   const quota = readQuota(res.headers);
@@ -54,5 +60,9 @@ export async function callApi<T>(path: string, init: RequestInit = {}): Promise<
 }
 
 export function postJson<T>(path: string, body: unknown): Promise<ApiResult<T>> {
-  return callApi<T>(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  return callApi<T>(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }

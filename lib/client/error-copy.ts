@@ -24,7 +24,8 @@ export function describeError(err: ClientError, opts: { quota?: Quota | null; no
     case "content_filtered":
       return {
         title: "This prompt was blocked by the safety filter",
-        detail: "Try rephrasing it: describe the scene, subject and mood without graphic or explicit words. Nothing was used from your quota.",
+        detail:
+          "Try rephrasing it: describe the scene, subject and mood without graphic or explicit words. Nothing was used from your quota.",
         action: "rephrase",
       };
     case "generation_failed":

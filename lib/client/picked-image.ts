@@ -1,6 +1,6 @@
 // Turns a chosen file into a checked, previewable image: type first, then size and pixels, resizing what is too large.
 import { shrinkToFit } from "./resize-image";
-import { describeResize, unshrinkableMessage, type ResizeFacts, type ResizeNote } from "./upload-copy";
+import { describeResize, type ResizeFacts, type ResizeNote, unshrinkableMessage } from "./upload-copy";
 import { checkUploadType, type UploadLimits } from "./upload-rules";
 
 export type PickedImage = {
@@ -63,7 +63,13 @@ export async function pickImage(file: File, limits: UploadLimits, onResizing?: (
   };
   return {
     ok: true,
-    image: { file: resizedFile, previewUrl: URL.createObjectURL(resizedFile), width, height, resized: { ...facts, message: describeResize(facts) } },
+    image: {
+      file: resizedFile,
+      previewUrl: URL.createObjectURL(resizedFile),
+      width,
+      height,
+      resized: { ...facts, message: describeResize(facts) },
+    },
   };
 }
 

@@ -46,7 +46,11 @@ async function decode(file: Blob): Promise<ImageBitmap | null> {
 }
 
 /** Draws once per size; the quality steps then only re-encode. */
-function surface(bitmap: ImageBitmap, size: Size, matte: boolean): (type: string, quality: number) => Promise<Blob | null> {
+function surface(
+  bitmap: ImageBitmap,
+  size: Size,
+  matte: boolean,
+): (type: string, quality: number) => Promise<Blob | null> {
   const paint = (ctx: Context2D) => {
     ctx.imageSmoothingEnabled = true;
     ctx.imageSmoothingQuality = "high";
@@ -76,7 +80,11 @@ function surface(bitmap: ImageBitmap, size: Size, matte: boolean): (type: string
 let webpSupport: Promise<boolean> | null = null;
 /** Safari's canvas cannot write WebP and silently returns PNG instead, so ask once. */
 function canEncodeWebp(bitmap: ImageBitmap): Promise<boolean> {
-  webpSupport ??= surface(bitmap, { width: 1, height: 1 }, false)("image/webp", 0.8).then((b) => b?.type === "image/webp");
+  webpSupport ??= surface(
+    bitmap,
+    { width: 1, height: 1 },
+    false,
+  )("image/webp", 0.8).then((b) => b?.type === "image/webp");
   return webpSupport;
 }
 

@@ -18,7 +18,9 @@ export function uploadLimitsFrom(status: StatusResponse | null): UploadLimits {
 
 /** Type and emptiness only: size and pixel count are fixed by resizing, not refused. */
 export function checkUploadType(file: File): string | null {
-  const typeOk = file.type ? (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type) : EXTENSIONS.test(file.name);
+  const typeOk = file.type
+    ? (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type)
+    : EXTENSIONS.test(file.name);
   if (!typeOk) return `“${file.name || "This file"}” is not a PNG, JPEG, WebP, AVIF or GIF image.`;
   if (file.size === 0) return "This file is empty.";
   return null;

@@ -2,7 +2,7 @@
 "use client";
 import { useCallback, useEffect, useState } from "react";
 import type { StatusResponse } from "@/lib/schemas/status";
-import { callApi, type ClientError } from "./api";
+import { type ClientError, callApi } from "./api";
 
 export function useStatus(): { status: StatusResponse | null; error: ClientError | null; reload: () => void } {
   const [status, setStatus] = useState<StatusResponse | null>(null);

@@ -44,7 +44,10 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
         if (failure.kind === "moderation") {
           recordOutcome(route.id, true);
-          throw new ApiError("content_filtered", "The prompt was rejected by the image provider's content filter. Please rephrase it.");
+          throw new ApiError(
+            "content_filtered",
+            "The prompt was rejected by the image provider's content filter. Please rephrase it.",
+          );
         }
         if (failure.kind === "cancelled") throw new ApiError("generation_failed");
         recordOutcome(route.id, false);

@@ -30,18 +30,25 @@ export function classifyFailure(err: unknown, signals: { timedOut: boolean; canc
   if (signals.cancelled) return { kind: "cancelled", detail: "client went away" };
   if (signals.timedOut) return { kind: "timeout", detail: "generation timed out" };
   if (err instanceof ModerationError) return { kind: "moderation", detail: err.message };
-  if (err instanceof ProviderError) return { kind: err.kind, detail: err.message, status: err.status, retryAfter: err.retryAfter };
+  if (err instanceof ProviderError)
+    return { kind: err.kind, detail: err.message, status: err.status, retryAfter: err.retryAfter };
   if (APICallError.isInstance(err)) return classifyApiCallError(err);
   if (NoImageGeneratedError.isInstance(err)) return { kind: "malformed", detail: "no image in the response" };
-  if (TypeValidationError.isInstance(err) || JSONParseError.isInstance(err)) return { kind: "malformed", detail: err.message };
+  if (TypeValidationError.isInstance(err) || JSONParseError.isInstance(err))
+    return { kind: "malformed", detail: err.message };
   return { kind: "network", detail: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
 }
 
 function classifyApiCallError(err: APICallError): Failure {
   const status = err.statusCode;
   const detail = `${err.message}${err.responseBody ? ` | ${err.responseBody.slice(0, 500)}` : ""}`;
-  if (status === 429 || status === 402) return { kind: "capacity", detail, status, retryAfter: retryAfterOf(err.responseHeaders) };
-  if (status !== undefined && status >= 400 && OPENAI_MODERATION_CODES.some((c) => err.responseBody?.includes(`"${c}"`))) {
+  if (status === 429 || status === 402)
+    return { kind: "capacity", detail, status, retryAfter: retryAfterOf(err.responseHeaders) };
+  if (
+    status !== undefined &&
+    status >= 400 &&
+    OPENAI_MODERATION_CODES.some((c) => err.responseBody?.includes(`"${c}"`))
+  ) {
     return { kind: "moderation", detail, status };
   }
   if (status === undefined) return { kind: "network", detail };

@@ -1,11 +1,11 @@
 // Runs one generation: engine → checks → durable storage, before any URL is handed out.
 import sharp from "sharp";
 import { ApiError } from "@/lib/api/errors";
+import type { Context } from "@/lib/api/with-api";
 import { MODELS } from "@/lib/catalog/models";
 import { applyStyle } from "@/lib/catalog/styles";
-import { log, describeError } from "@/lib/log";
+import { describeError, log } from "@/lib/log";
 import type { GenerateRequest, GenerateResponse } from "@/lib/schemas/generate";
-import type { Context } from "@/lib/api/with-api";
 import { engineFor } from "./index";
 
 export async function generateImage(input: GenerateRequest, ctx: Context): Promise<GenerateResponse> {

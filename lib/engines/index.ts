@@ -1,7 +1,8 @@
 // Which engine serves each model: the fallback chain configured by MODEL_* (or its default), built once per process.
-import { getConfig, type Config } from "@/lib/config";
+
 import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
+import { type Config, getConfig } from "@/lib/config";
 import { createBoundedFetch } from "./bounded-fetch";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";

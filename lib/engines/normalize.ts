@@ -23,6 +23,9 @@ export async function normalizeImage(bytes: Uint8Array, width: number, height: n
       .png()
       .toBuffer();
   } catch (err) {
-    throw new ProviderError("malformed", `undecodable provider image: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ProviderError(
+      "malformed",
+      `undecodable provider image: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }

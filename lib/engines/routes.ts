@@ -30,8 +30,16 @@ export const SUPPORTED_ROUTES: Record<ModelName, readonly string[]> = {
     "together:black-forest-labs/FLUX.1.1-pro",
   ],
   "beta-3": ["openai:gpt-image-1"],
-  "gamma-xl-1024-v1-0": ["stability:stable-diffusion-xl-1024-v1-0", "fal:fal-ai/fast-sdxl", "replicate:stability-ai/sdxl"],
-  "alpha-schnell": ["together:black-forest-labs/FLUX.1-schnell", "fal:fal-ai/flux/schnell", "replicate:black-forest-labs/flux-schnell"],
+  "gamma-xl-1024-v1-0": [
+    "stability:stable-diffusion-xl-1024-v1-0",
+    "fal:fal-ai/fast-sdxl",
+    "replicate:stability-ai/sdxl",
+  ],
+  "alpha-schnell": [
+    "together:black-forest-labs/FLUX.1-schnell",
+    "fal:fal-ai/flux/schnell",
+    "replicate:black-forest-labs/flux-schnell",
+  ],
 };
 
 export const PREVIEW_ROUTE = "preview";
@@ -61,7 +69,8 @@ export function parseRoute(model: ModelName, entry: string, env: ProviderRouteEn
   if (colon <= 0 || colon === entry.length - 1) return `"${entry}" is not of the form provider:model-id`;
   const provider = entry.slice(0, colon);
   const modelId = entry.slice(colon + 1);
-  if (!isProvider(provider)) return `"${entry}": unknown provider "${provider}" (use one of ${PROVIDERS.join(", ")}, or preview)`;
+  if (!isProvider(provider))
+    return `"${entry}": unknown provider "${provider}" (use one of ${PROVIDERS.join(", ")}, or preview)`;
   if (!isSupported(model, provider, modelId, env)) {
     return `"${entry}" is not a route for ${model} (supported: ${SUPPORTED_ROUTES[model].join(", ")}, preview)`;
   }
@@ -74,12 +83,17 @@ function isSupported(model: ModelName, provider: ProviderName, modelId: string, 
   if (provider === "openai" && model === "beta-3" && env.baseUrls.openai) return /^[\w./:-]+$/.test(modelId);
   // Replicate routes may pin a version: owner/name:<64 hex>.
   const [base, version, ...rest] = modelId.split(":");
-  if (rest.length > 0 || (version !== undefined && (provider !== "replicate" || !REPLICATE_VERSION.test(version)))) return false;
+  if (rest.length > 0 || (version !== undefined && (provider !== "replicate" || !REPLICATE_VERSION.test(version))))
+    return false;
   return SUPPORTED_ROUTES[model].includes(`${provider}:${base}`);
 }
 
 /** Parses one MODEL_* value into a fallback chain; returns every problem found. */
-export function parseChain(model: ModelName, value: string, env: ProviderRouteEnv): { routes: Route[]; errors: string[] } {
+export function parseChain(
+  model: ModelName,
+  value: string,
+  env: ProviderRouteEnv,
+): { routes: Route[]; errors: string[] } {
   const entries = value.split(",").map((e) => e.trim());
   const routes: Route[] = [];
   const errors: string[] = [];

@@ -22,7 +22,10 @@ export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Prob
     throw new ApiError("invalid_image", "The file is not a PNG, JPEG, WebP, AVIF or GIF image.");
   }
   const frames = meta.pages ?? 1;
-  if (meta.width * meta.height > maxPixels || frames > 1 && meta.width * (meta.pageHeight ?? meta.height) > maxPixels) {
+  if (
+    meta.width * meta.height > maxPixels ||
+    (frames > 1 && meta.width * (meta.pageHeight ?? meta.height) > maxPixels)
+  ) {
     throw new ApiError("image_too_large", `The image must be at most ${maxPixels / 1_000_000} megapixels.`);
   }
   const rotated = (meta.orientation ?? 1) >= 5;

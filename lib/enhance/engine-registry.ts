@@ -1,11 +1,11 @@
 // The process's enhance engine: the neural engine on a lazily started worker pool, sharp only if that cannot load.
 import path from "node:path";
 import type { Config } from "@/lib/config";
-import { log, describeError } from "@/lib/log";
-import { createNeuralEngine } from "./neural-engine";
+import { describeError, log } from "@/lib/log";
 import { WorkerPool, WorkerStartError } from "./neural/pool";
 import type { SrWorkerData } from "./neural/protocol";
 import { createUpscaler } from "./neural/upscale";
+import { createNeuralEngine } from "./neural-engine";
 import { sharpEngine } from "./sharp-engine";
 import type { EnhanceEngine, EnhanceJob } from "./types";
 

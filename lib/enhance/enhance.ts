@@ -2,7 +2,7 @@
 import { ApiError } from "@/lib/api/errors";
 import type { EnhanceInput } from "@/lib/api/parse-enhance";
 import type { Context } from "@/lib/api/with-api";
-import { log, describeError } from "@/lib/log";
+import { describeError, log } from "@/lib/log";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { runEnhanceEngine } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
@@ -18,7 +18,13 @@ export async function enhanceImage(input: EnhanceInput, ctx: Context): Promise<E
         signal: ctx.signal,
       });
       // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
-      log.info("enhance job", { request_id: ctx.requestId, engine: out.engine, model: input.model, size: `${out.width}x${out.height}`, ms: Math.round(performance.now() - started) });
+      log.info("enhance job", {
+        request_id: ctx.requestId,
+        engine: out.engine,
+        model: input.model,
+        size: `${out.width}x${out.height}`,
+        ms: Math.round(performance.now() - started),
+      });
       return out;
     } catch (err) {
       if (err instanceof ApiError || ctx.signal.aborted) throw err;

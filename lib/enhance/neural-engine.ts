@@ -53,7 +53,9 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
 }
 
 async function resizeLanczos(image: RawImage, width: number, height: number): Promise<RawImage> {
-  const { data, info } = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+  const { data, info } = await sharp(image.data, {
+    raw: { width: image.width, height: image.height, channels: image.channels },
+  })
     .resize(width, height, { kernel: "lanczos3", fit: "fill" })
     .raw()
     .toBuffer({ resolveWithObject: true });
@@ -64,7 +66,8 @@ async function resizeLanczos(image: RawImage, width: number, height: number): Pr
 async function sharpenTo(image: RawImage, width: number, height: number): Promise<Buffer> {
   let img = sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
   if (image.channels === 4) img = img.removeAlpha();
-  if (image.width !== width || image.height !== height) img = img.resize(width, height, { kernel: "lanczos3", fit: "fill" });
+  if (image.width !== width || image.height !== height)
+    img = img.resize(width, height, { kernel: "lanczos3", fit: "fill" });
   // sharp's sharpen works on lightness with a flat/jagged split (m1 = 1 in flat areas, m2 = 2 on edges): detail-aware.
   return img.sharpen({ sigma: DETAIL_SHARPEN_SIGMA }).raw().toBuffer();
 }

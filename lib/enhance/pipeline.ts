@@ -18,7 +18,14 @@ export function targetSize(width: number, height: number, scale: number) {
 
 export async function enhanceRaw(run: RunEngine, image: RawImage, opts: EnhanceOptions) {
   const target = targetSize(image.width, image.height, opts.scale);
-  const out = await run({ image, width: target.width, height: target.height, strength: opts.strength, model: opts.model ?? "fast", signal: opts.signal });
+  const out = await run({
+    image,
+    width: target.width,
+    height: target.height,
+    strength: opts.strength,
+    model: opts.model ?? "fast",
+    signal: opts.signal,
+  });
   // sharp writes no EXIF/XMP/ICC unless asked (withMetadata), so GPS and the rest are gone.
   const png = await sharp(out.data, { raw: { width: out.width, height: out.height, channels: out.channels } })
     .png({ compressionLevel: 6 })

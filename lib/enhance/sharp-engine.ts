@@ -26,7 +26,10 @@ export const sharpEngine: EnhanceEngine = {
   async enhance({ image, width, height, strength, signal }) {
     signal.throwIfAborted();
     const input = { raw: { width: image.width, height: image.height, channels: image.channels } };
-    const resized = await toRaw(sharp(image.data, { raw: input.raw }).resize(width, height, { kernel: "lanczos3" }), image.channels);
+    const resized = await toRaw(
+      sharp(image.data, { raw: input.raw }).resize(width, height, { kernel: "lanczos3" }),
+      image.channels,
+    );
     if (strength <= 0) return { ...resized, engine: "sharp" };
 
     const p = strengthParams(strength);
@@ -34,7 +37,10 @@ export const sharpEngine: EnhanceEngine = {
     // sharp keeps one setting per operation, so the two unsharp masks need two passes.
     const base = p.denoise ? sharp(resized.data, raw).median(3) : sharp(resized.data, raw);
     const contrasted = await toRaw(base.sharpen({ sigma: 10, m1: p.contrast, m2: p.contrast }), image.channels);
-    const enhanced = await toRaw(sharp(contrasted.data, raw).sharpen({ sigma: p.sigma, m1: 1, m2: p.m2 }), image.channels);
+    const enhanced = await toRaw(
+      sharp(contrasted.data, raw).sharpen({ sigma: p.sigma, m1: 1, m2: p.m2 }),
+      image.channels,
+    );
     signal.throwIfAborted();
     return { ...resized, data: blendOver(resized, enhanced.data, p.blend, image.channels), engine: "sharp" };
   },

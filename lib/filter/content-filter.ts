@@ -33,13 +33,13 @@
  */
 import {
   DataSet,
-  RegExpMatcher,
+  type EnglishProfaneWord,
   englishDataset,
   englishRecommendedTransformers,
   parseRawPattern,
   pattern,
+  RegExpMatcher,
   resolveConfusablesTransformer,
-  type EnglishProfaneWord,
 } from "obscenity";
 
 export type FilterCategory = "sexual" | "minors" | "gore" | "hate" | "profanity";
@@ -126,7 +126,15 @@ const DATASET_POLICY: Record<EnglishProfaneWord, FilterCategory | "allow"> = {
 // Obscenity's own patterns for these words either over-match innocent prompts ("fu dog statue",
 // "a sexy car", "blue tit") or can never match (patterns with doubled letters such as "jizz" are
 // compared after its duplicate-collapsing transformer), so we supply replacements.
-const REPLACED_WORDS: ReadonlySet<EnglishProfaneWord> = new Set<EnglishProfaneWord>(["fuck", "sex", "tit", "boob", "pussy", "cum", "jizz"]);
+const REPLACED_WORDS: ReadonlySet<EnglishProfaneWord> = new Set<EnglishProfaneWord>([
+  "fuck",
+  "sex",
+  "tit",
+  "boob",
+  "pussy",
+  "cum",
+  "jizz",
+]);
 
 function addReplacementPhrases(dataset: DataSet<WordMetadata>): DataSet<WordMetadata> {
   return (
@@ -244,12 +252,10 @@ const EXTRA_WHITELIST: readonly string[] = [
 ];
 
 function buildDataset(): DataSet<WordMetadata> {
-  const kept = new DataSet<WordMetadata>()
-    .addAll(englishDataset)
-    .removePhrasesIf((phrase) => {
-      const word = phrase.metadata?.originalWord;
-      return word === undefined || DATASET_POLICY[word] === "allow" || REPLACED_WORDS.has(word);
-    });
+  const kept = new DataSet<WordMetadata>().addAll(englishDataset).removePhrasesIf((phrase) => {
+    const word = phrase.metadata?.originalWord;
+    return word === undefined || DATASET_POLICY[word] === "allow" || REPLACED_WORDS.has(word);
+  });
   return addReplacementPhrases(kept).addPhrase((p) => {
     for (const term of EXTRA_WHITELIST) p.addWhitelistedTerm(term);
     return p;
@@ -286,7 +292,8 @@ const NEUTRAL_PHRASES = new RegExp(
   "g",
 );
 
-const CHILD_AGE = "(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)";
+const CHILD_AGE =
+  "(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)";
 
 const MINOR_SIGNAL = compileTerms([
   "child(?:ren)?",
@@ -647,19 +654,31 @@ const HATE_VIOLENCE = compileTerms([
   "(?:dirty|filthy|greedy|stinking) (?:jews?|muslims|mexicans|arabs|immigrants|gypsies|gypsy|blacks|africans)",
 ]);
 
-const LEET_MAP: Readonly<Record<string, string>> = { "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", $: "s", "!": "i", "|": "l" };
+const LEET_MAP: Readonly<Record<string, string>> = {
+  "0": "o",
+  "1": "i",
+  "3": "e",
+  "4": "a",
+  "5": "s",
+  "7": "t",
+  "@": "a",
+  $: "s",
+  "!": "i",
+  "|": "l",
+};
 
 // Words worth separating when a prompt spells letters out one by one ("s e x y t e e n"): such a run
 // has no word boundaries of its own, and spelling out is itself a sign of evasion.
-const SPELLED_OUT_WORDS = /sexy|sex|porn|nude|naked|nsfw|hentai|teen|child|kids?|loli|shota|baby|girl|boy|nazi|gore|fuck/g;
-const LONE_CHARACTER_RUN = /(?<![\p{L}\p{N}])[\p{L}\p{N}](?:[ ._*\-]+[\p{L}\p{N}](?![\p{L}\p{N}])){2,}/gu;
+const SPELLED_OUT_WORDS =
+  /sexy|sex|porn|nude|naked|nsfw|hentai|teen|child|kids?|loli|shota|baby|girl|boy|nazi|gore|fuck/g;
+const LONE_CHARACTER_RUN = /(?<![\p{L}\p{N}])[\p{L}\p{N}](?:[ ._*-]+[\p{L}\p{N}](?![\p{L}\p{N}])){2,}/gu;
 
 /** Glues "n u d e" / "s.e.x" / "p-o-r-n" back into words, keeping the word breaks the writer left. */
 function joinLoneCharacters(run: string): string {
   // In "n.a.k.e.d c.h.i.l.d" the space is a word break; in "n u d e  s e x" the double space is.
-  const spaceBreaksWords = /[._*\-]/.test(run);
+  const spaceBreaksWords = /[._*-]/.test(run);
   return run
-    .split(/([ ._*\-]+)/)
+    .split(/([ ._*-]+)/)
     .map((part, index) => {
       if (index % 2 === 1) return / {2,}/.test(part) || (spaceBreaksWords && part.includes(" ")) ? " " : "";
       return part;
@@ -691,10 +710,52 @@ function normalisePrompt(text: string): string {
 
 // Words people mask with "*" or "#" to get past filters; each mask stands for one letter.
 const MASKABLE_WORDS: readonly string[] = [
-  "sex", "sexy", "porn", "porno", "nude", "nudes", "naked", "hentai", "erotic", "lewd", "orgy", "rape", "slut", "whore",
-  "pussy", "cunt", "fuck", "fucking", "dick", "cock", "tits", "boobs", "penis", "vagina", "anal", "cum", "nipples",
-  "child", "children", "kid", "kids", "teen", "teens", "loli", "shota", "underage", "minor", "baby", "girl", "boy",
-  "nazi", "nigger", "nigga", "faggot", "gore", "gory",
+  "sex",
+  "sexy",
+  "porn",
+  "porno",
+  "nude",
+  "nudes",
+  "naked",
+  "hentai",
+  "erotic",
+  "lewd",
+  "orgy",
+  "rape",
+  "slut",
+  "whore",
+  "pussy",
+  "cunt",
+  "fuck",
+  "fucking",
+  "dick",
+  "cock",
+  "tits",
+  "boobs",
+  "penis",
+  "vagina",
+  "anal",
+  "cum",
+  "nipples",
+  "child",
+  "children",
+  "kid",
+  "kids",
+  "teen",
+  "teens",
+  "loli",
+  "shota",
+  "underage",
+  "minor",
+  "baby",
+  "girl",
+  "boy",
+  "nazi",
+  "nigger",
+  "nigga",
+  "faggot",
+  "gore",
+  "gory",
 ];
 
 /** Resolves "s*x", "p#rn", "n*ked ch*ld" to the listed word whose shape they match. */
@@ -755,7 +816,13 @@ function classifyNormalised(plain: string): FilterCategory | null {
   const nudityMadeSexual = nudity && (suggestive || has(NUDITY_QUALIFIER) || has(ANATOMICAL_SLANG));
   if (explicit || nudityMadeSexual || anatomicalInContext || (saysFuck && (nudity || suggestive))) return "sexual";
 
-  if (dataset.has("hate") || has(HATE_SLUR) || has(HATE_SLOGAN) || has(HATE_VIOLENCE) || (has(HATE_GROUP) && has(HATE_CONTEXT))) {
+  if (
+    dataset.has("hate") ||
+    has(HATE_SLUR) ||
+    has(HATE_SLOGAN) ||
+    has(HATE_VIOLENCE) ||
+    (has(HATE_GROUP) && has(HATE_CONTEXT))
+  ) {
     return "hate";
   }
 

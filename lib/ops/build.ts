@@ -8,7 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
-const SOURCE_FILES = ["package.json", "package-lock.json", "next.config.js", "tsconfig.json", "postcss.config.mjs", "proxy.ts"];
+const SOURCE_FILES = [
+  "package.json",
+  "package-lock.json",
+  "next.config.js",
+  "tsconfig.json",
+  "postcss.config.mjs",
+  "proxy.ts",
+];
 export const BUILDS_DIR = ".builds";
 const COMPLETE = "darkroom-complete.json";
 const LOCK = path.join(BUILDS_DIR, ".lock");
@@ -47,7 +54,11 @@ const NEXT_TSCONFIG = "tsconfig.next.json";
 export function ensureNextTsconfig(root: string) {
   const file = path.join(root, NEXT_TSCONFIG);
   if (fs.existsSync(file)) return;
-  const config = { extends: "./tsconfig.json", include: ["next-env.d.ts", "**/*.ts", "**/*.tsx"], exclude: ["node_modules", BUILDS_DIR] };
+  const config = {
+    extends: "./tsconfig.json",
+    include: ["next-env.d.ts", "**/*.ts", "**/*.tsx"],
+    exclude: ["node_modules", BUILDS_DIR],
+  };
   fs.writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
 }
 
@@ -106,7 +117,8 @@ function pruneBuilds(root: string, keep: string) {
     .filter((e) => e.isDirectory() && !e.name.startsWith(".") && e.name !== keep)
     .map((e) => ({ name: e.name, mtime: fs.statSync(path.join(dir, e.name)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime);
-  for (const old of builds.slice(KEEP_BUILDS - 1)) fs.rmSync(path.join(dir, old.name), { recursive: true, force: true });
+  for (const old of builds.slice(KEEP_BUILDS - 1))
+    fs.rmSync(path.join(dir, old.name), { recursive: true, force: true });
 }
 
 /** Ensures a complete build of the current sources exists; returns its dist folder (relative to root). */
@@ -133,7 +145,10 @@ export function ensureBuild(root: string, opts: { force?: boolean; log?: (msg: s
         env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DARKROOM_DIST_DIR: distDir },
       });
       if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
-      fs.writeFileSync(path.join(root, distDir, COMPLETE), JSON.stringify({ sources: hash, builtAt: new Date().toISOString() }));
+      fs.writeFileSync(
+        path.join(root, distDir, COMPLETE),
+        JSON.stringify({ sources: hash, builtAt: new Date().toISOString() }),
+      );
       pruneBuilds(root, hash);
       return distDir;
     } finally {

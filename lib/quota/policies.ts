@@ -1,6 +1,6 @@
 // Named rate-limit policies: which bucket each endpoint takes from and reports on, per plan.
 import type { Config } from "@/lib/config";
-import { DAY_MS, type Bucket } from "@/lib/store/types";
+import { type Bucket, DAY_MS } from "@/lib/store/types";
 
 const MINUTE_MS = 60_000;
 

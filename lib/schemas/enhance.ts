@@ -3,7 +3,15 @@ import { z } from "zod";
 import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS } from "./enhance-rules";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
-export { ACCEPTED_IMAGE_FORMATS, ACCEPTED_IMAGE_TYPES, DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS, ENHANCE_SCALES, MAX_OUTPUT_SIDE } from "./enhance-rules";
+export {
+  ACCEPTED_IMAGE_FORMATS,
+  ACCEPTED_IMAGE_TYPES,
+  DEFAULT_ENHANCE_MODEL,
+  DEFAULT_STRENGTH,
+  ENHANCE_MODELS,
+  ENHANCE_SCALES,
+  MAX_OUTPUT_SIDE,
+} from "./enhance-rules";
 
 /** Form fields arrive as strings; an empty value counts as present. */
 export const strengthFieldSchema = z
@@ -21,13 +29,21 @@ export const scaleFieldSchema = z
 
 export const modelFieldSchema = z
   .enum(ENHANCE_MODELS)
-  .meta({ description: "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute)." });
+  .meta({
+    description:
+      "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute).",
+  });
 
 export const enhanceRequestSchema = z
   .object({
-    image: z.string().meta({ format: "binary", description: "PNG, JPEG, WebP, AVIF or GIF; at most 10 MB and 25 megapixels." }),
+    image: z
+      .string()
+      .meta({ format: "binary", description: "PNG, JPEG, WebP, AVIF or GIF; at most 10 MB and 25 megapixels." }),
     strength: z.number().min(0).max(1).default(DEFAULT_STRENGTH).optional(),
-    scale: z.union([z.literal(2), z.literal(4)]).default(2).optional(),
+    scale: z
+      .union([z.literal(2), z.literal(4)])
+      .default(2)
+      .optional(),
     model: z.enum(ENHANCE_MODELS).default(DEFAULT_ENHANCE_MODEL).optional(),
   })
   .meta({ id: "EnhanceRequest" });
@@ -36,13 +52,21 @@ export const enhanceResponseSchema = z
   .object({
     success: z.literal(true),
     url: z.url(),
-    original_size: z.string().regex(/^\d+x\d+$/).meta({ description: "<width>x<height> of the upload as displayed." }),
+    original_size: z
+      .string()
+      .regex(/^\d+x\d+$/)
+      .meta({ description: "<width>x<height> of the upload as displayed." }),
     enhanced_size: z.string().regex(/^\d+x\d+$/),
     id: z.string(),
     strength: z.number(),
     scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
     model: z.enum(ENHANCE_MODELS),
-    engine: z.string().meta({ description: "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load." }),
+    engine: z
+      .string()
+      .meta({
+        description:
+          "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load.",
+      }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
   })

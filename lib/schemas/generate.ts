@@ -1,9 +1,9 @@
 // POST /api/generate: request and response schemas (the single source of truth for both).
 import { z } from "zod";
+import type { ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
-import type { ErrorCode } from "@/lib/api/error-codes";
-import { PROMPT_MAX_CODE_POINTS, countCodePoints, promptSchema } from "./fields";
+import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
 
 export const generateRequestSchema = z
   .object({
@@ -45,7 +45,9 @@ export const generateResponseSchema = z
     width: z.int().positive(),
     height: z.int().positive(),
     seed: z.int().min(0).optional(),
-    engine: z.string().meta({ description: 'The route that produced the image; "preview" is the built-in renderer, not an AI model.' }),
+    engine: z
+      .string()
+      .meta({ description: 'The route that produced the image; "preview" is the built-in renderer, not an AI model.' }),
     ai: z.boolean().meta({ description: "False when the image came from the built-in preview renderer." }),
   })
   .meta({ id: "GenerateResponse" });

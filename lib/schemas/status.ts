@@ -33,7 +33,9 @@ export const statusResponseSchema = z
     ratios: z.array(z.string()),
     upload: z
       .object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() })
-      .meta({ description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending." }),
+      .meta({
+        description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending.",
+      }),
     enhance_engine: z
       .object({
         engine: z.enum(["onnx", "sharp"]),
@@ -42,7 +44,10 @@ export const statusResponseSchema = z
         workers: z.int().positive(),
         fallback_reason: z.string().optional(),
       })
-      .meta({ description: "The enhancement engine: neural super-resolution on ONNX Runtime, or sharp only if that cannot start." }),
+      .meta({
+        description:
+          "The enhancement engine: neural super-resolution on ONNX Runtime, or sharp only if that cannot start.",
+      }),
   })
   .meta({ id: "StatusResponse" });
 

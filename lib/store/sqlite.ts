@@ -1,9 +1,19 @@
 // Embedded store on SQLite (better-sqlite3). Every quota change is one atomic statement (an upsert with
 // RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
-import Database from "better-sqlite3";
+
 import fs from "node:fs";
 import path from "node:path";
-import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, type WaitlistEntry, windowStartOf } from "./types";
+import Database from "better-sqlite3";
+import {
+  type Bucket,
+  DAY_MS,
+  type KeyRecord,
+  type Store,
+  type Take,
+  type Usage,
+  type WaitlistEntry,
+  windowStartOf,
+} from "./types";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS usage (

@@ -75,5 +75,10 @@ export function windowStartOf(bucket: Bucket, now: number): number {
 
 /** The usage of a window nothing has been taken from yet (also what status shows while the store is down). */
 export function emptyUsage(bucket: Bucket, now = Date.now()): Usage {
-  return { limit: bucket.limit, used: 0, remaining: bucket.limit, resetMs: windowStartOf(bucket, now) + bucket.windowMs };
+  return {
+    limit: bucket.limit,
+    used: 0,
+    remaining: bucket.limit,
+    resetMs: windowStartOf(bucket, now) + bucket.windowMs,
+  };
 }

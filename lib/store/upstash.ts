@@ -1,7 +1,15 @@
 // Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
-import { type Bucket, type KeyRecord, type Store, type Take, type Usage, type WaitlistEntry, windowStartOf } from "./types";
+import {
+  type Bucket,
+  type KeyRecord,
+  type Store,
+  type Take,
+  type Usage,
+  type WaitlistEntry,
+  windowStartOf,
+} from "./types";
 
 /** Redis could not answer (down, slow, or erroring). Routes map it to 503 busy: never 500, never "unlimited". */
 export class StoreUnavailableError extends Error {
@@ -99,8 +107,10 @@ function toKeyRecord(raw: unknown): KeyRecord | null {
   };
 }
 
-const byCreated = <T extends { createdAt: string }>(tie: (x: T) => string) => (a: T, b: T) =>
-  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
+const byCreated =
+  <T extends { createdAt: string }>(tie: (x: T) => string) =>
+  (a: T, b: T) =>
+    a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
 
 export function openUpstashStore(opts: UpstashStoreOptions): Store {
   const timeoutMs = opts.timeoutMs ?? 1500;
@@ -111,7 +121,8 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
   /** limit() resolves (not rejects) with reason "timeout" and success: true; that must fail closed. */
   const limit = async (bucket: Bucket, id: string, rate: number) => {
     const res = await call("rate limit", () => limiterOf(bucket).limit(id, { rate }));
-    if (res.reason === "timeout") throw new StoreUnavailableError(`upstash: rate limiter timed out after ${timeoutMs} ms`);
+    if (res.reason === "timeout")
+      throw new StoreUnavailableError(`upstash: rate limiter timed out after ${timeoutMs} ms`);
     return res;
   };
 
@@ -177,7 +188,9 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
     async listKeys() {
       const index = pairs(await call("listKeys", () => redis.hgetall(KEY_INDEX)));
       // Issued together, these go out as one auto-pipelined request.
-      const records = await call("listKeys", () => Promise.all(index.map(([, hash]) => redis.hgetall(recordKey(hash)))));
+      const records = await call("listKeys", () =>
+        Promise.all(index.map(([, hash]) => redis.hgetall(recordKey(hash)))),
+      );
       return records
         .map(toKeyRecord)
         .filter((k): k is KeyRecord => k !== null)

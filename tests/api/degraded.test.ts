@@ -1,8 +1,8 @@
 // Degraded mode: while Redis is down, status says so and quota routes answer 503 busy fast; then it recovers alone.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startBackends, type Backends } from "../helpers/backends";
-import { createKey, startApp, type App } from "../helpers/app";
+import { type App, createKey, startApp } from "../helpers/app";
+import { type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, enhance, generate } from "../helpers/http";
 import { pngOf } from "../helpers/images";
 
@@ -42,7 +42,13 @@ describe("degraded mode", () => {
         () => generate(app.url, { prompt: "during the outage" }, { from }),
         () => enhance(app.url, { image: { data: png, type: "image/png" } }, { from }),
         () => generate(app.url, { prompt: "pro during the outage" }, { headers: { Authorization: `Bearer ${key}` } }),
-        () => call(app.url, "/api/waitlist", { method: "POST", from, headers: { "Content-Type": "application/json" }, body: '{"email":"x@example.com"}' }),
+        () =>
+          call(app.url, "/api/waitlist", {
+            method: "POST",
+            from,
+            headers: { "Content-Type": "application/json" },
+            body: '{"email":"x@example.com"}',
+          }),
       ];
       for (const attempt of attempts) {
         const [res, ms] = await timed(attempt);

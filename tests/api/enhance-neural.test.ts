@@ -2,18 +2,25 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { BROWSER, call, enhance, multipart } from "../helpers/http";
 import { pngOf } from "../helpers/images";
 
 let app: App;
 before(async () => {
   // One worker and one waiting slot, so three requests are enough to fill the queue.
-  app = await startApp({ name: "enhance-neural", env: { ENHANCE_WORKERS: "1", ENHANCE_QUEUE: "1", FREE_ENHANCEMENTS_PER_DAY: "50" } });
+  app = await startApp({
+    name: "enhance-neural",
+    env: { ENHANCE_WORKERS: "1", ENHANCE_QUEUE: "1", FREE_ENHANCEMENTS_PER_DAY: "50" },
+  });
 });
 after(() => app?.stop());
 
-const jobLines = () => app.logs().split("\n").filter((l) => l.includes('"msg":"enhance job"'));
+const jobLines = () =>
+  app
+    .logs()
+    .split("\n")
+    .filter((l) => l.includes('"msg":"enhance job"'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function usageOf(from: string): Promise<number> {
@@ -43,11 +50,25 @@ describe("POST /api/enhance (neural engine)", () => {
     const png = await pngOf(64, 48);
     const fast = await enhance(app.url, { image: { data: png, type: "image/png" } }, { from: "127.0.8.1" });
     assert.equal(fast.status, 200, fast.text);
-    assert.deepEqual([fast.json.model, fast.json.engine, fast.json.enhanced_size], ["fast", "onnx:esrgan-slim-x2", "128x96"]);
-    const quality = await enhance(app.url, { image: { data: png, type: "image/png" }, model: "quality", scale: "4" }, { from: "127.0.8.1" });
+    assert.deepEqual(
+      [fast.json.model, fast.json.engine, fast.json.enhanced_size],
+      ["fast", "onnx:esrgan-slim-x2", "128x96"],
+    );
+    const quality = await enhance(
+      app.url,
+      { image: { data: png, type: "image/png" }, model: "quality", scale: "4" },
+      { from: "127.0.8.1" },
+    );
     assert.equal(quality.status, 200, quality.text);
-    assert.deepEqual([quality.json.model, quality.json.engine, quality.json.enhanced_size], ["quality", "onnx:esrgan-medium-x4", "256x192"]);
-    const plain = await enhance(app.url, { image: { data: png, type: "image/png" }, strength: "0" }, { from: "127.0.8.1" });
+    assert.deepEqual(
+      [quality.json.model, quality.json.engine, quality.json.enhanced_size],
+      ["quality", "onnx:esrgan-medium-x4", "256x192"],
+    );
+    const plain = await enhance(
+      app.url,
+      { image: { data: png, type: "image/png" }, strength: "0" },
+      { from: "127.0.8.1" },
+    );
     assert.equal(plain.json.engine, "lanczos3");
   });
 
@@ -65,14 +86,21 @@ describe("POST /api/enhance (neural engine)", () => {
   it("answers 503 busy with Retry-After when the queue is full, drops a disconnected queued job, and uses no quota for either", async () => {
     const before = jobLines().length;
     // A: a long job on the only worker.
-    const slow = startEnhance({ image: { data: await pngOf(768, 768), type: "image/png" }, model: "quality" }, "127.0.8.3");
+    const slow = startEnhance(
+      { image: { data: await pngOf(768, 768), type: "image/png" }, model: "quality" },
+      "127.0.8.3",
+    );
     const a = await slow;
     await sleep(1500);
     // B: waits in the only queue slot, then its client goes away.
     const b = await startEnhance({ image: { data: await pngOf(32, 32), type: "image/png" } }, "127.0.8.4");
     await sleep(400);
     // C: nowhere to wait.
-    const c = await enhance(app.url, { image: { data: await pngOf(32, 32), type: "image/png" } }, { from: "127.0.8.5" });
+    const c = await enhance(
+      app.url,
+      { image: { data: await pngOf(32, 32), type: "image/png" } },
+      { from: "127.0.8.5" },
+    );
     assert.equal(c.status, 503, c.text);
     assert.equal(c.json.error.code, "busy");
     assert.match(String(c.headers["retry-after"]), /^\d+$/);
@@ -85,7 +113,11 @@ describe("POST /api/enhance (neural engine)", () => {
     assert.equal(await usageOf("127.0.8.5"), 0);
     assert.equal(await usageOf("127.0.8.3"), 1);
     // The queue is free again.
-    const next = await enhance(app.url, { image: { data: await pngOf(32, 32), type: "image/png" } }, { from: "127.0.8.5" });
+    const next = await enhance(
+      app.url,
+      { image: { data: await pngOf(32, 32), type: "image/png" } },
+      { from: "127.0.8.5" },
+    );
     assert.equal(next.status, 200, next.text);
   });
 });

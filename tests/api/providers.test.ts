@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
 import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
-import { startApp, type App } from "../helpers/app";
-import { BROWSER, call, generate, type Reply } from "../helpers/http";
-import { CHAINS, startAllFakes, type Fakes } from "../fakes";
+import { CHAINS, type Fakes, startAllFakes } from "../fakes";
 import type { Fake } from "../fakes/fake-server";
+import { type App, startApp } from "../helpers/app";
+import { BROWSER, call, generate, type Reply } from "../helpers/http";
+
 const TIMEOUT_MS = 2500;
 let app: App;
 let fakes: Fakes;
@@ -20,7 +21,8 @@ const MODEL_OF: Record<string, ModelName> = {
   MODEL_GAMMA_XL_1024_V1_0: "gamma-xl-1024-v1-0",
   MODEL_ALPHA_SCHNELL: "alpha-schnell",
 };
-const PROVIDER_TEXT = /safety system|Insufficient credits|Internal server error|overloaded|NSFW|Moderat|throttled|CONTENT_FILTERED/i;
+const PROVIDER_TEXT =
+  /safety system|Insufficient credits|Internal server error|overloaded|NSFW|Moderat|throttled|CONTENT_FILTERED/i;
 
 before(async () => {
   fakes = await startAllFakes();
@@ -82,7 +84,11 @@ describe("each model through each of its routes", () => {
         }
         const ratio = ratios[index % 3];
         const from = nextIp();
-        const res = await generate(app.url, { prompt: "a lighthouse at dusk", model, ratio, style: "Anime", seed: 4242, negative_prompt: "blurry" }, { from });
+        const res = await generate(
+          app.url,
+          { prompt: "a lighthouse at dusk", model, ratio, style: "Anime", seed: 4242, negative_prompt: "blurry" },
+          { from },
+        );
         assert.equal(res.status, 200, res.text);
         const { width, height } = MODELS[model].sizes[ratio];
         assert.equal(res.json.engine, route);
@@ -94,7 +100,11 @@ describe("each model through each of its routes", () => {
         const img = await call(app.url, new URL(res.json.url).pathname);
         assert.equal(img.status, 200);
         const meta = await sharp(img.body).metadata();
-        assert.deepEqual([meta.format, meta.width, meta.height], ["png", width, height], "stored PNG at the model's size");
+        assert.deepEqual(
+          [meta.format, meta.width, meta.height],
+          ["png", width, height],
+          "stored PNG at the model's size",
+        );
         assert.ok(fakeOf(route).requests.length > 0, "the fake for the route was called");
         assertNoViolations();
       });
@@ -140,8 +150,15 @@ describe("failures fall through the chain, then answer the contract's error", ()
     assert.match(res.json.error.message, /retry/i);
     assert.equal(await usageOf(from), 0);
     const id = res.json.error.request_id;
-    const lines = app.logs().split("\n").filter((l) => l.includes(id));
-    for (const route of CHAINS.MODEL_ALPHA_SCHNELL) assert.ok(lines.some((l) => l.includes(`"route":"${route}"`)), `logged ${route}`);
+    const lines = app
+      .logs()
+      .split("\n")
+      .filter((l) => l.includes(id));
+    for (const route of CHAINS.MODEL_ALPHA_SCHNELL)
+      assert.ok(
+        lines.some((l) => l.includes(`"route":"${route}"`)),
+        `logged ${route}`,
+      );
   });
 
   it("times out a hanging provider, stops BFL polling at the deadline, and moves on", async () => {
@@ -207,7 +224,10 @@ describe("configuration", () => {
       [{ MODEL_BETA_3: "openai:gpt-image-1", OPENAI_API_KEY: "" }, /MODEL_BETA_3: .*needs OPENAI_API_KEY/],
     ];
     for (const [env, message] of cases) {
-      await assert.rejects(startApp({ name: "bad-route", env }), (err: Error) => /exited early \(1\)/.test(err.message) && message.test(err.message));
+      await assert.rejects(
+        startApp({ name: "bad-route", env }),
+        (err: Error) => /exited early \(1\)/.test(err.message) && message.test(err.message),
+      );
     }
   });
 });

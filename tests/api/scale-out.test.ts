@@ -1,8 +1,8 @@
 // Two app processes sharing one Redis (through the Upstash bridge) and one image folder, with no proxy in front.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startBackends, type Backends } from "../helpers/backends";
-import { createKey, runScript, startApp, tempDataDir, type App } from "../helpers/app";
+import { type App, createKey, runScript, startApp, tempDataDir } from "../helpers/app";
+import { type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, generate } from "../helpers/http";
 
 let backends: Backends;
@@ -26,7 +26,9 @@ describe("scale-out", () => {
   it("admits exactly 5 of 20 parallel free generations from one IP split across two instances", async () => {
     const from = "127.0.2.1";
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => generate(i % 2 ? b.url : a.url, { prompt: `harbour at dawn ${i}` }, { from })),
+      Array.from({ length: 20 }, (_, i) =>
+        generate(i % 2 ? b.url : a.url, { prompt: `harbour at dawn ${i}` }, { from }),
+      ),
     );
     const ok = replies.filter((r) => r.status === 200);
     assert.equal(ok.length, 5, replies.map((r) => r.status).join(","));

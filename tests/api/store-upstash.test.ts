@@ -53,14 +53,24 @@ describe("upstash bridge", { skip }, () => {
 
   it("refuses a wrong token", async () => {
     const { bridge } = await setup();
-    const res = await fetch(bridge.url, { method: "POST", headers: { authorization: "Bearer nope" }, body: '["PING"]' });
+    const res = await fetch(bridge.url, {
+      method: "POST",
+      headers: { authorization: "Bearer nope" },
+      body: '["PING"]',
+    });
     assert.equal(res.status, 401);
     assert.deepEqual(await res.json(), { error: "Unauthorized" });
   });
 
   it("runs /pipeline in order, with per-command errors and base64 strings", async () => {
     const k = `bridge:${crypto.randomUUID()}`;
-    const cmds = [["SET", k, "héllo wörld"], ["GET", k], ["INCR", k], ["GET", `${k}:missing`], ["APPEND", k, "!"]];
+    const cmds = [
+      ["SET", k, "héllo wörld"],
+      ["GET", k],
+      ["INCR", k],
+      ["GET", `${k}:missing`],
+      ["APPEND", k, "!"],
+    ];
     const { status, json } = await post("/pipeline", cmds, { "Upstash-Encoding": "base64" });
     assert.equal(status, 200);
     assert.ok(Array.isArray(json));
@@ -101,7 +111,11 @@ describe("upstash bridge", { skip }, () => {
 });
 
 describe("upstash store when Redis fails", { skip }, () => {
-  const bucket = (): Bucket => ({ name: `down-${crypto.randomBytes(4).toString("hex")}`, limit: 5, windowMs: 86_400_000 });
+  const bucket = (): Bucket => ({
+    name: `down-${crypto.randomBytes(4).toString("hex")}`,
+    limit: 5,
+    windowMs: 86_400_000,
+  });
 
   it("answers StoreUnavailableError within 2 s while Redis is down, and recovers after a restart", async () => {
     const { redis, bridge } = await setup();

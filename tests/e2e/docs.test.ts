@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
 import { z } from "zod";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
 let app: App;
@@ -21,9 +21,15 @@ type Json = Record<string, unknown>;
 
 /** A self-contained JSON Schema for one component, so zod can compile it with its references. */
 function validatorFor(doc: { components: { schemas: Record<string, Json> } }, id: string) {
-  const schemas = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll("#/components/schemas/", "#/$defs/")) as Record<string, Json>;
+  const schemas = JSON.parse(
+    JSON.stringify(doc.components.schemas).replaceAll("#/components/schemas/", "#/$defs/"),
+  ) as Record<string, Json>;
   assert.ok(schemas[id], `${id} is in the document`);
-  return z.fromJSONSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", ...schemas[id], $defs: schemas } as Parameters<typeof z.fromJSONSchema>[0]);
+  return z.fromJSONSchema({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...schemas[id],
+    $defs: schemas,
+  } as Parameters<typeof z.fromJSONSchema>[0]);
 }
 
 test("the docs page lists every endpoint with a curl example and the limits, error and header tables", async () => {
@@ -32,14 +38,23 @@ test("the docs page lists every endpoint with a curl example and the limits, err
   await page.getByRole("heading", { level: 1, name: "API reference" }).waitFor();
   for (const path of ["/api/generate", "/api/enhance", "/api/status", "/api/waitlist"]) {
     const section = page.locator(`section#${path.replace("/api/", "")}`);
-    assert.match(await section.locator("pre").first().innerText(), new RegExp(`^curl .*${app.url}${path}`), `curl for ${path}`);
+    assert.match(
+      await section.locator("pre").first().innerText(),
+      new RegExp(`^curl .*${app.url}${path}`),
+      `curl for ${path}`,
+    );
   }
   const generate = await page.locator("section#generate").innerText();
   assert.match(generate, /prompt\s*REQUIRED/i);
   assert.match(generate, /one of 1:1, 16:9, 9:16/);
   assert.match(await page.getByTestId("limits-table").innerText(), /Generations per day\s+5\s+1,000 requests/);
   const errors = await page.getByTestId("errors-table").innerText();
-  for (const [code, status] of [["invalid_prompt", 400], ["rate_limited", 429], ["content_filtered", 422], ["generation_failed", 500]]) {
+  for (const [code, status] of [
+    ["invalid_prompt", 400],
+    ["rate_limited", 429],
+    ["content_filtered", 422],
+    ["generation_failed", 500],
+  ]) {
     assert.match(errors, new RegExp(`${code}\\s+${status}`));
   }
   assert.match(await page.getByTestId("headers-table").innerText(), /X-RateLimit-Reset[\s\S]*Unix time in seconds/);
@@ -61,9 +76,17 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
 
   const real = await page.evaluate(async () => {
     const headers = { "X-Requested-With": "XMLHttpRequest", "Content-Type": "application/json" };
-    const gen = await (await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "a paper boat", ratio: "9:16" }) })).json();
+    const gen = await (
+      await fetch("/api/generate", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ prompt: "a paper boat", ratio: "9:16" }),
+      })
+    ).json();
     const status = await (await fetch("/api/status", { headers })).json();
-    const bad = await (await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "" }) })).json();
+    const bad = await (
+      await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "" }) })
+    ).json();
     return { gen, status, bad };
   });
   const generate = validatorFor(doc, "GenerateResponse");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page, Request } from "playwright";
 import sharp from "sharp";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, hasHorizontalOverflow, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
 const MAX_BYTES = 300_000;
@@ -45,7 +45,9 @@ function noisyPixels(width: number, height: number): Buffer {
 }
 
 async function noisyPng(width: number, height: number): Promise<Buffer> {
-  return sharp(noisyPixels(width, height), { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(noisyPixels(width, height), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 type SentImage = { name: string; type: string; size: number };
@@ -65,7 +67,8 @@ async function recordUploads(page: Page): Promise<() => Promise<SentImage[]>> {
   return () => page.evaluate(() => (window as unknown as { __sentImages: SentImage[] }).__sentImages);
 }
 
-const RESIZED = /^Resized in your browser from (\d+)×(\d+) \(([\d.]+) (?:MB|KB)\) to (\d+)×(\d+) \((\d+) KB\) to fit this server's 300 KB upload limit\.$/;
+const RESIZED =
+  /^Resized in your browser from (\d+)×(\d+) \(([\d.]+) (?:MB|KB)\) to (\d+)×(\d+) \((\d+) KB\) to fit this server's 300 KB upload limit\.$/;
 
 test("a photo over the deployment's byte limit is resized in the browser, then enhanced", async () => {
   const photo = await noisyPng(2000, 1500);
@@ -78,7 +81,10 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
   });
   await page.goto(`${app.url}/enhance`);
   // The limits come from /api/status, not from the page's defaults.
-  await page.getByTestId("upload-limits").filter({ hasText: "photos over 300 KB or 25 megapixels are resized in your browser" }).waitFor();
+  await page
+    .getByTestId("upload-limits")
+    .filter({ hasText: "photos over 300 KB or 25 megapixels are resized in your browser" })
+    .waitFor();
 
   await page.locator("#image-file").setInputFiles({ name: "harbour.png", mimeType: "image/png", buffer: photo });
   const notice = page.getByTestId("resize-notice");
@@ -94,7 +100,10 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
   assert.ok(Math.abs(toW / toH - 4 / 3) < 0.01, "the aspect ratio is kept");
   assert.ok(toKb * 1000 <= MAX_BYTES, `resized to ${toKb} KB`);
   await page.getByTestId("announcer").filter({ hasText: message }).waitFor();
-  assert.match(await page.locator("figcaption").innerText(), new RegExp(`harbour\\.(webp|jpg) · ${toW}×${toH} · \\d+ KB · resized in your browser`));
+  assert.match(
+    await page.locator("figcaption").innerText(),
+    new RegExp(`harbour\\.(webp|jpg) · ${toW}×${toH} · \\d+ KB · resized in your browser`),
+  );
   assert.equal(await page.getByTestId("file-error").count(), 0);
   assert.equal(uploads.length, 0, "nothing is uploaded before Enhance");
 
@@ -106,7 +115,10 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
   await screenshotAll(page, "enhance-resized");
   assert.deepEqual(await axeBothThemes(page), []);
 
-  const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/enhance")), page.getByTestId("enhance").click()]);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith("/api/enhance")),
+    page.getByTestId("enhance").click(),
+  ]);
   assert.equal(response.status(), 200);
   await page.getByTestId("compare").waitFor();
   // The server reports what it received: the resized copy. The page says where that came from.
@@ -120,7 +132,9 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
   assert.ok(sent.size <= MAX_BYTES - 30_000, `sent ${sent.size} B, leaving room for the multipart envelope`);
   assert.equal(Math.round(sent.size / 1000), toKb);
   // The enhanced PNG may still be arriving; a half-painted image would misrepresent the layout.
-  await screenshotAll(page, "enhance-resized-result", (p) => p.getByAltText("Enhanced image").evaluate((img: HTMLImageElement) => img.decode()));
+  await screenshotAll(page, "enhance-resized-result", (p) =>
+    p.getByAltText("Enhanced image").evaluate((img: HTMLImageElement) => img.decode()),
+  );
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -159,10 +173,18 @@ test("non-images and undecodable oversized files are still refused, with nothing
   await page.getByTestId("upload-limits").filter({ hasText: "300 KB" }).waitFor();
   const input = page.locator("#image-file");
   await input.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.alloc(MAX_BYTES * 2, 65) });
-  await page.getByTestId("file-error").filter({ hasText: "“notes.txt” is not a PNG, JPEG, WebP, AVIF or GIF image." }).waitFor();
+  await page
+    .getByTestId("file-error")
+    .filter({ hasText: "“notes.txt” is not a PNG, JPEG, WebP, AVIF or GIF image." })
+    .waitFor();
   await input.setInputFiles({ name: "broken.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(MAX_BYTES * 2, 7) });
   const error = page.getByTestId("file-error");
-  await error.filter({ hasText: "“broken.jpg” (600 KB) is over this server's 300 KB upload limit, and your browser couldn't read it as an image" }).waitFor();
+  await error
+    .filter({
+      hasText:
+        "“broken.jpg” (600 KB) is over this server's 300 KB upload limit, and your browser couldn't read it as an image",
+    })
+    .waitFor();
   await page.getByTestId("announcer").filter({ hasText: "couldn't read it as an image" }).waitFor();
   assert.equal(await page.getByTestId("resize-notice").count(), 0);
   assert.equal(await page.getByTestId("enhance").isDisabled(), true);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 import { pngOf } from "../helpers/images";
 
@@ -49,10 +49,16 @@ test("client-side checks refuse wrong types and undecodable oversized files with
   });
   await page.goto(`${app.url}/enhance`);
   await page.getByTestId("preview-empty").waitFor();
-  await page.getByTestId("usage-meter").filter({ hasText: /^5 of 5 free enhancements left today/ }).waitFor();
+  await page
+    .getByTestId("usage-meter")
+    .filter({ hasText: /^5 of 5 free enhancements left today/ })
+    .waitFor();
   assert.equal(await page.getByTestId("enhance").isDisabled(), true);
   // The default limits, as published by /api/status.
-  await page.getByTestId("upload-limits").filter({ hasText: "photos over 10 MB or 25 megapixels are resized in your browser" }).waitFor();
+  await page
+    .getByTestId("upload-limits")
+    .filter({ hasText: "photos over 10 MB or 25 megapixels are resized in your browser" })
+    .waitFor();
   await screenshotAll(page, "enhance-empty");
   assert.deepEqual(await axeBothThemes(page), []);
 
@@ -61,7 +67,10 @@ test("client-side checks refuse wrong types and undecodable oversized files with
   await page.getByTestId("file-error").filter({ hasText: "is not a PNG, JPEG, WebP, AVIF or GIF image" }).waitFor();
   await input.setInputFiles({ name: "huge.png", mimeType: "image/png", buffer: Buffer.alloc(10 * 1024 * 1024 + 1) });
   // Too large, and not an image the browser can decode to shrink it.
-  await page.getByTestId("file-error").filter({ hasText: "is over this server's 10 MB upload limit, and your browser couldn't read it as an image" }).waitFor();
+  await page
+    .getByTestId("file-error")
+    .filter({ hasText: "is over this server's 10 MB upload limit, and your browser couldn't read it as an image" })
+    .waitFor();
   assert.equal(await page.getByTestId("enhance").isDisabled(), true);
   assert.equal(uploads, 0);
   assert.deepEqual(problems, []);
@@ -91,7 +100,10 @@ test("an enhance of an untouched small upload, with the compare slider moved by 
   assert.ok(Buffer.from(sent.base64, "base64").equals(png), "the upload is the chosen file, untouched");
   assert.equal(await page.getByTestId("original-size").innerText(), "320 × 240");
   assert.equal(await page.getByTestId("enhanced-size").innerText(), "640 × 480");
-  await page.getByTestId("usage-meter").filter({ hasText: /^4 of 5 free enhancements left today/ }).waitFor();
+  await page
+    .getByTestId("usage-meter")
+    .filter({ hasText: /^4 of 5 free enhancements left today/ })
+    .waitFor();
   await page.getByTestId("announcer").filter({ hasText: "Enhanced from 320x240 to 640x480" }).waitFor();
 
   const slider = page.getByRole("slider", { name: /Compare before and after/ });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { hasHorizontalOverflow, launchBrowser } from "../helpers/browser";
 
 let app: App;
@@ -17,7 +17,12 @@ after(async () => {
 });
 
 test("a mobile-width run of the studio", async () => {
-  const context = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const context = await browser.newContext({
+    viewport: { width: 375, height: 812 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -37,7 +42,10 @@ test("a mobile-width run of the studio", async () => {
   const box = await image.boundingBox();
   assert.ok(box && box.width <= 375 && box.width > 100, `image fits the phone: ${JSON.stringify(box)}`);
   assert.match(await page.getByTestId("result").innerText(), /Watercolor[\s·]+9:16/);
-  await page.getByTestId("usage-meter").filter({ hasText: /^4 of 5/ }).waitFor();
+  await page
+    .getByTestId("usage-meter")
+    .filter({ hasText: /^4 of 5/ })
+    .waitFor();
   assert.equal(await hasHorizontalOverflow(page), false);
   // Touch targets for the main actions are at least 40 px tall.
   for (const name of ["Download", "Copy link", "Enhance this"]) {

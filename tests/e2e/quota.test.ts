@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
 let app: App;
@@ -28,8 +28,15 @@ test("the quota runs out after 5 free generations, with the meter and the messag
     await prompt.fill(`a quiet harbour at dawn, take ${i}`);
     await button.click();
     await meter.filter({ hasText: new RegExp(`^${5 - i} of 5 free generations left today · resets in \\d`) }).waitFor();
-    await page.getByTestId("history").getByRole("listitem").nth(i - 1).waitFor();
-    await page.getByTestId("generate").filter({ hasText: /^Generate$/ }).waitFor();
+    await page
+      .getByTestId("history")
+      .getByRole("listitem")
+      .nth(i - 1)
+      .waitFor();
+    await page
+      .getByTestId("generate")
+      .filter({ hasText: /^Generate$/ })
+      .waitFor();
   }
   assert.equal(await page.getByTestId("history").getByRole("listitem").count(), 5);
   assert.equal(await page.getByRole("meter").getAttribute("aria-valuenow"), "5");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
-import { startApp, type App } from "../helpers/app";
+import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
 let app: App;
@@ -24,7 +24,10 @@ test("a generation with a chosen style and ratio is shown, kept in history and d
     if (r.url().endsWith("/api/generate")) generateCalls.push(r.headers()["x-requested-with"] ?? "");
   });
   await page.goto(`${app.url}/`);
-  await page.getByTestId("usage-meter").filter({ hasText: /^5 of 5 free generations left today · resets in \d/ }).waitFor();
+  await page
+    .getByTestId("usage-meter")
+    .filter({ hasText: /^5 of 5 free generations left today · resets in \d/ })
+    .waitFor();
   await page.getByTestId("result-empty").waitFor();
   await screenshotAll(page, "studio-empty");
 
@@ -41,7 +44,11 @@ test("a generation with a chosen style and ratio is shown, kept in history and d
   assert.equal(generateCalls.length, 1, "a double click sends one request");
   assert.deepEqual(generateCalls, ["XMLHttpRequest"]);
 
-  const size = await image.evaluate((img: HTMLImageElement) => ({ w: img.naturalWidth, h: img.naturalHeight, done: img.complete }));
+  const size = await image.evaluate((img: HTMLImageElement) => ({
+    w: img.naturalWidth,
+    h: img.naturalHeight,
+    done: img.complete,
+  }));
   assert.ok(size.done && size.w > 0, "the image loaded");
   assert.ok(Math.abs(size.w / size.h - 16 / 9) < 0.03 * (16 / 9), `16:9 image, got ${size.w}x${size.h}`);
   const caption = await page.getByTestId("result").innerText();
@@ -49,20 +56,29 @@ test("a generation with a chosen style and ratio is shown, kept in history and d
   assert.match(caption, /Cinematic/);
   assert.match(caption, /16:9/);
   assert.match(caption, /Preview renderer · not AI/);
-  await page.getByTestId("usage-meter").filter({ hasText: /^4 of 5 free generations left today/ }).waitFor();
+  await page
+    .getByTestId("usage-meter")
+    .filter({ hasText: /^4 of 5 free generations left today/ })
+    .waitFor();
   await page.getByTestId("announcer").filter({ hasText: "Image ready" }).waitFor();
 
   const history = page.getByTestId("history").getByRole("listitem");
   assert.equal(await history.count(), 1);
   assert.match(await history.first().innerText(), /lighthouse[\s\S]*alpha-schnell · Cinematic · 16:9/);
-  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("darkroom.history.v1") ?? "[]") as { style: string; ratio: string }[]);
+  const stored = await page.evaluate(
+    () => JSON.parse(localStorage.getItem("darkroom.history.v1") ?? "[]") as { style: string; ratio: string }[],
+  );
   assert.equal(stored.length, 1);
   assert.equal(stored[0].style, "Cinematic");
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download").click()]);
   const file = await download.path();
   assert.ok(file);
-  assert.deepEqual([...fs.readFileSync(file).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG was downloaded");
+  assert.deepEqual(
+    [...fs.readFileSync(file).subarray(0, 8)],
+    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    "a PNG was downloaded",
+  );
   assert.match(download.suggestedFilename(), /^darkroom-.+\.png$/);
 
   await page.getByRole("button", { name: "Copy link" }).click();
@@ -181,8 +197,15 @@ test("each error code gets its own friendly message", async () => {
       await route.fulfill({
         status: 500,
         contentType: "application/json",
-        headers: { "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + 3600) },
-        body: JSON.stringify({ success: false, error: { code: "generation_failed", message: "The image model failed.", request_id: "req_test" } }),
+        headers: {
+          "X-RateLimit-Limit": "5",
+          "X-RateLimit-Remaining": "4",
+          "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + 3600),
+        },
+        body: JSON.stringify({
+          success: false,
+          error: { code: "generation_failed", message: "The image model failed.", request_id: "req_test" },
+        }),
       });
     } else {
       await route.continue();

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
-import { runScript, startApp, type App } from "../helpers/app";
+import { type App, runScript, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
 let app: App;
@@ -51,7 +51,10 @@ test("a waitlist signup, including a duplicate", async () => {
 
   const list = await runScript(app, "waitlist", ["list", "--format", "json"]);
   const entries = JSON.parse(list.lines.join("\n")) as { email: string; use_case: string | null }[];
-  assert.deepEqual(entries.map((e) => e.email), ["ada@example.com"]);
+  assert.deepEqual(
+    entries.map((e) => e.email),
+    ["ada@example.com"],
+  );
   assert.equal(entries[0].use_case, "Product shots for my shop");
   assert.deepEqual(problems, []);
   await context.close();

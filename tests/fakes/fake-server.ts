@@ -13,7 +13,9 @@ export type Recorded = {
   body: unknown;
 };
 
-export type FakeReply = { status: number; json?: unknown; bytes?: Buffer; type?: string; headers?: Record<string, string> } | "hang";
+export type FakeReply =
+  | { status: number; json?: unknown; bytes?: Buffer; type?: string; headers?: Record<string, string> }
+  | "hang";
 
 export type FakeHandler = (req: Recorded, fake: Fake) => Promise<FakeReply> | FakeReply;
 
@@ -37,7 +39,11 @@ export type Fake = {
 };
 
 /** Records requests, serves generated image files and collects request-shape violations. */
-export async function startFake(name: string, handler: FakeHandler, defaults: { pendingPolls?: number } = {}): Promise<Fake> {
+export async function startFake(
+  name: string,
+  handler: FakeHandler,
+  defaults: { pendingPolls?: number } = {},
+): Promise<Fake> {
   const files = new Map<string, { bytes: Buffer; type: string }>();
   const sockets = new Set<net.Socket>();
   const server = http.createServer();
@@ -94,7 +100,13 @@ export async function startFake(name: string, handler: FakeHandler, defaults: { 
       } catch {
         fake.violations.push(`${req.method} ${url.pathname}: body is not JSON`);
       }
-      const recorded: Recorded = { method: req.method ?? "", path: url.pathname, query: url.searchParams, headers: req.headers, body };
+      const recorded: Recorded = {
+        method: req.method ?? "",
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      };
       fake.requests.push(recorded);
       try {
         const reply = await handler(recorded, fake);
@@ -145,4 +157,5 @@ export function objectOf(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-export const isMultipleOf32InFluxRange = (n: unknown) => typeof n === "number" && Number.isInteger(n) && n % 32 === 0 && n >= 256 && n <= 1440;
+export const isMultipleOf32InFluxRange = (n: unknown) =>
+  typeof n === "number" && Number.isInteger(n) && n % 32 === 0 && n >= 256 && n <= 1440;

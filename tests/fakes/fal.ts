@@ -1,5 +1,5 @@
 // Fake fal.ai sync API (fal.run): POST /<model-id> → { images: [{ url, … }], seed, has_nsfw_concepts }.
-import { expect, expectHeader, imageOf, NOT_AN_IMAGE, objectOf, startFake, type Fake } from "./fake-server";
+import { expect, expectHeader, type Fake, imageOf, NOT_AN_IMAGE, objectOf, startFake } from "./fake-server";
 
 export const FAL_KEY = "fal-test-key";
 const MODELS = ["/fal-ai/flux-pro/v1.1", "/fal-ai/fast-sdxl", "/fal-ai/flux/schnell"];
@@ -11,14 +11,19 @@ export function startFalFake(): Promise<Fake> {
     const body = objectOf(req.body);
     const size = objectOf(body.image_size);
     expect(f, typeof body.prompt === "string" && body.prompt.length > 0, "fal: prompt missing");
-    expect(f, Number.isInteger(size.width) && Number.isInteger(size.height), "fal: image_size must be { width, height }");
+    expect(
+      f,
+      Number.isInteger(size.width) && Number.isInteger(size.height),
+      "fal: image_size must be { width, height }",
+    );
     expect(f, body.num_images === 1, "fal: num_images should be 1");
     expect(f, body.enable_safety_checker === true, "fal: the safety checker must stay on");
     if (req.path === "/fal-ai/fast-sdxl") expect(f, body.format === "png", "fal: fast-sdxl format should be png");
     else expect(f, body.output_format === "png", "fal: output_format should be png");
 
     if (f.mode === "error") return { status: 500, json: { detail: "Internal server error" } };
-    if (f.mode === "capacity") return { status: 429, json: { detail: "Rate limit exceeded" }, headers: { "Retry-After": "3" } };
+    if (f.mode === "capacity")
+      return { status: 429, json: { detail: "Rate limit exceeded" }, headers: { "Retry-After": "3" } };
     if (f.mode === "hang") return "hang";
     const width = Number(size.width);
     const height = Number(size.height);

@@ -1,11 +1,11 @@
 // Starts every fake provider on loopback and the environment that points the app's routes at them.
 import { BFL_KEY, startBflFake } from "./bfl";
-import { FAL_KEY, startFalFake } from "./fal";
 import type { Fake } from "./fake-server";
+import { FAL_KEY, startFalFake } from "./fal";
 import { OPENAI_KEY, startOpenAiFake } from "./openai";
 import { REPLICATE_TOKEN, startReplicateFake } from "./replicate";
 import { STABILITY_KEY, startStabilityFake } from "./stability";
-import { TOGETHER_KEY, startTogetherFake } from "./together";
+import { startTogetherFake, TOGETHER_KEY } from "./together";
 
 export type Fakes = {
   bfl: Fake;
@@ -23,10 +23,23 @@ export type Fakes = {
 
 /** Every model's chain, covering all of its routes; `openai:local-sdxl` exercises an OpenAI-compatible id. */
 export const CHAINS = {
-  MODEL_ALPHA_PRO: ["bfl:flux-pro-1.1", "fal:fal-ai/flux-pro/v1.1", "replicate:black-forest-labs/flux-1.1-pro", "together:black-forest-labs/FLUX.1.1-pro"],
+  MODEL_ALPHA_PRO: [
+    "bfl:flux-pro-1.1",
+    "fal:fal-ai/flux-pro/v1.1",
+    "replicate:black-forest-labs/flux-1.1-pro",
+    "together:black-forest-labs/FLUX.1.1-pro",
+  ],
   MODEL_BETA_3: ["openai:gpt-image-1", "openai:local-sdxl"],
-  MODEL_GAMMA_XL_1024_V1_0: ["stability:stable-diffusion-xl-1024-v1-0", "fal:fal-ai/fast-sdxl", "replicate:stability-ai/sdxl"],
-  MODEL_ALPHA_SCHNELL: ["together:black-forest-labs/FLUX.1-schnell", "fal:fal-ai/flux/schnell", "replicate:black-forest-labs/flux-schnell"],
+  MODEL_GAMMA_XL_1024_V1_0: [
+    "stability:stable-diffusion-xl-1024-v1-0",
+    "fal:fal-ai/fast-sdxl",
+    "replicate:stability-ai/sdxl",
+  ],
+  MODEL_ALPHA_SCHNELL: [
+    "together:black-forest-labs/FLUX.1-schnell",
+    "fal:fal-ai/flux/schnell",
+    "replicate:black-forest-labs/flux-schnell",
+  ],
 };
 
 export async function startAllFakes(): Promise<Fakes> {

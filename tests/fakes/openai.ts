@@ -1,5 +1,5 @@
 // Fake OpenAI images API: POST /v1/images/generations → { data: [{ b64_json }] }, moderation as a 400 error code.
-import { expect, expectHeader, imageOf, NOT_AN_IMAGE, objectOf, startFake, type Fake } from "./fake-server";
+import { expect, expectHeader, type Fake, imageOf, NOT_AN_IMAGE, objectOf, startFake } from "./fake-server";
 
 export const OPENAI_KEY = "sk-test-key";
 const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536"];
@@ -7,13 +7,21 @@ const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536"];
 export function startOpenAiFake(): Promise<Fake> {
   return startFake("openai", async (req, f) => {
     expectHeader(f, req, "authorization", `Bearer ${OPENAI_KEY}`);
-    expect(f, req.method === "POST" && req.path === "/v1/images/generations", `openai: unexpected ${req.method} ${req.path}`);
+    expect(
+      f,
+      req.method === "POST" && req.path === "/v1/images/generations",
+      `openai: unexpected ${req.method} ${req.path}`,
+    );
     const body = objectOf(req.body);
     const gptImage = typeof body.model === "string" && body.model.startsWith("gpt-image-");
     expect(f, typeof body.prompt === "string" && body.prompt.length > 0, "openai: prompt missing");
     expect(f, body.n === 1, "openai: n should be 1");
     if (gptImage) {
-      expect(f, typeof body.size === "string" && GPT_IMAGE_SIZES.includes(body.size), `openai: gpt-image-1 has no size ${String(body.size)}`);
+      expect(
+        f,
+        typeof body.size === "string" && GPT_IMAGE_SIZES.includes(body.size),
+        `openai: gpt-image-1 has no size ${String(body.size)}`,
+      );
       // gpt-image models always answer base64 and reject response_format.
       expect(f, body.response_format === undefined, "openai: gpt-image-1 does not take response_format");
     } else {
@@ -21,19 +29,49 @@ export function startOpenAiFake(): Promise<Fake> {
     }
 
     // "gpt-image-down" fails only gpt-image-1, so a chain can fall through to a compatible endpoint's model.
-    if (f.mode === "error" || (f.variant === "gpt-image-down" && gptImage)) return { status: 500, json: { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } } };
+    if (f.mode === "error" || (f.variant === "gpt-image-down" && gptImage))
+      return {
+        status: 500,
+        json: {
+          error: {
+            message: "The server had an error while processing your request.",
+            type: "server_error",
+            param: null,
+            code: null,
+          },
+        },
+      };
     if (f.mode === "capacity") {
-      return { status: 429, json: { error: { message: "Rate limit reached for images", type: "requests", param: null, code: "rate_limit_exceeded" } } };
+      return {
+        status: 429,
+        json: {
+          error: {
+            message: "Rate limit reached for images",
+            type: "requests",
+            param: null,
+            code: "rate_limit_exceeded",
+          },
+        },
+      };
     }
     if (f.mode === "hang") return "hang";
     if (f.mode === "moderate") {
       const code = f.variant === "blocked" ? "moderation_blocked" : "content_policy_violation";
       return {
         status: 400,
-        json: { error: { message: "Your request was rejected as a result of our safety system.", type: "image_generation_user_error", param: null, code } },
+        json: {
+          error: {
+            message: "Your request was rejected as a result of our safety system.",
+            type: "image_generation_user_error",
+            param: null,
+            code,
+          },
+        },
       };
     }
-    const [w, h] = String(body.size ?? "1024x1024").split("x").map(Number);
+    const [w, h] = String(body.size ?? "1024x1024")
+      .split("x")
+      .map(Number);
     const bytes = f.mode === "malformed" ? NOT_AN_IMAGE : await imageOf(w, h, "png");
     return {
       status: 200,
@@ -44,7 +82,12 @@ export function startOpenAiFake(): Promise<Fake> {
         output_format: "png",
         quality: "high",
         size: body.size,
-        usage: { input_tokens: 10, output_tokens: 100, total_tokens: 110, input_tokens_details: { text_tokens: 10, image_tokens: 0 } },
+        usage: {
+          input_tokens: 10,
+          output_tokens: 100,
+          total_tokens: 110,
+          input_tokens_details: { text_tokens: 10, image_tokens: 0 },
+        },
       },
     };
   });

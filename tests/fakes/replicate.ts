@@ -1,11 +1,19 @@
 // Fake Replicate API honouring `Prefer: wait`, with polling at GET /v1/predictions/<id>.
 import crypto from "node:crypto";
-import { expect, expectHeader, imageOf, NOT_AN_IMAGE, objectOf, startFake, type Fake } from "./fake-server";
+import { expect, expectHeader, type Fake, imageOf, NOT_AN_IMAGE, objectOf, startFake } from "./fake-server";
 export const REPLICATE_TOKEN = "r8_test_token";
 export const SDXL_VERSION = "7762fd07cf82c948538e41f63f77d685e02b063e37e496e96eefd46c929f9bdc";
 const RATIO_SIZES: Record<string, [number, number]> = { "1:1": [1024, 1024], "16:9": [1344, 768], "9:16": [768, 1344] };
 
-type Prediction = { id: string; model: string; status: string; output: unknown; error: string | null; polls: number; input: Record<string, unknown> };
+type Prediction = {
+  id: string;
+  model: string;
+  status: string;
+  output: unknown;
+  error: string | null;
+  polls: number;
+  input: Record<string, unknown>;
+};
 
 /** POST /v1/models/<owner>/<name>/predictions (official models) or /v1/predictions with a version; output is a URL or a list. */
 export function startReplicateFake(): Promise<Fake> {
@@ -36,10 +44,26 @@ export function startReplicateFake(): Promise<Fake> {
     checkInput(f, model, input);
     if (f.mode === "error") return { status: 500, json: { detail: "Internal server error" } };
     if (f.mode === "capacity") {
-      return { status: 429, json: { title: "Request was throttled", detail: "Request was throttled. Expected available in 2 seconds.", status: 429 }, headers: { "Retry-After": "2" } };
+      return {
+        status: 429,
+        json: {
+          title: "Request was throttled",
+          detail: "Request was throttled. Expected available in 2 seconds.",
+          status: 429,
+        },
+        headers: { "Retry-After": "2" },
+      };
     }
     if (f.mode === "hang") return "hang";
-    const p: Prediction = { id: crypto.randomBytes(10).toString("hex"), model, status: "starting", output: null, error: null, polls: 0, input };
+    const p: Prediction = {
+      id: crypto.randomBytes(10).toString("hex"),
+      model,
+      status: "starting",
+      output: null,
+      error: null,
+      polls: 0,
+      input,
+    };
     predictions.set(p.id, p);
     // With pendingPolls > 0 the sync wait "runs out" and the client must poll urls.get.
     if (f.pendingPolls === 0) await finish(p, f);
@@ -50,10 +74,18 @@ export function startReplicateFake(): Promise<Fake> {
 function checkInput(f: Fake, model: string, input: Record<string, unknown>) {
   expect(f, typeof input.prompt === "string" && input.prompt.length > 0, "replicate: prompt missing");
   if (model === "black-forest-labs/flux-1.1-pro") {
-    expect(f, input.aspect_ratio === "custom" && Number(input.width) % 32 === 0 && Number(input.height) % 32 === 0, "replicate: flux pro needs custom width/height");
+    expect(
+      f,
+      input.aspect_ratio === "custom" && Number(input.width) % 32 === 0 && Number(input.height) % 32 === 0,
+      "replicate: flux pro needs custom width/height",
+    );
     expect(f, input.output_format === "png", "replicate: output_format should be png");
   } else if (model === "black-forest-labs/flux-schnell") {
-    expect(f, typeof input.aspect_ratio === "string" && input.aspect_ratio in RATIO_SIZES, "replicate: schnell needs an aspect_ratio");
+    expect(
+      f,
+      typeof input.aspect_ratio === "string" && input.aspect_ratio in RATIO_SIZES,
+      "replicate: schnell needs an aspect_ratio",
+    );
   } else if (model === "stability-ai/sdxl") {
     expect(f, Number.isInteger(input.width) && Number.isInteger(input.height), "replicate: sdxl needs width/height");
   } else {
@@ -69,7 +101,9 @@ async function finish(p: Prediction, f: Fake) {
     return;
   }
   const [w, h] =
-    p.model === "black-forest-labs/flux-schnell" ? RATIO_SIZES[String(p.input.aspect_ratio)] ?? [1024, 1024] : [Number(p.input.width), Number(p.input.height)];
+    p.model === "black-forest-labs/flux-schnell"
+      ? (RATIO_SIZES[String(p.input.aspect_ratio)] ?? [1024, 1024])
+      : [Number(p.input.width), Number(p.input.height)];
   const bytes = f.mode === "malformed" ? NOT_AN_IMAGE : await imageOf(w, h, "png");
   const url = f.host(bytes, "png");
   p.status = "succeeded";

@@ -1,5 +1,5 @@
 // Starts the real built app through `npm start` on a free port with its own DATA_DIR, for API and e2e tests.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -33,7 +33,9 @@ export function tempDataDir(name: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `darkroom-${name}-`));
 }
 
-export async function startApp(opts: { env?: Record<string, string>; dataDir?: string; name?: string } = {}): Promise<App> {
+export async function startApp(
+  opts: { env?: Record<string, string>; dataDir?: string; name?: string } = {},
+): Promise<App> {
   const port = await freePort();
   const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
   const env: Record<string, string> = {
@@ -103,9 +105,16 @@ export async function startApp(opts: { env?: Record<string, string>; dataDir?: s
  * Runs an npm script (e.g. keys) against an app's DATA_DIR and store. Asynchronous on purpose: the store may be
  * served from this very process (the Upstash bridge), which a blocking spawn would deadlock.
  */
-export function runScript(app: Pick<App, "env">, script: string, args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> {
+export function runScript(
+  app: Pick<App, "env">,
+  script: string,
+  args: string[],
+): Promise<{ code: number; lines: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT, env: { ...process.env, ...app.env } });
+    const child = spawn("npm", ["run", "--silent", script, "--", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...app.env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -1,7 +1,7 @@
 // The production backends for API tests: real redis-server behind the Upstash REST bridge, and the Blob server.
 import crypto from "node:crypto";
-import { startFakeBlobServer, type FakeBlobServer } from "./fake-blob-server";
-import { hasRedisServer, startRedisServer, type RedisServer } from "./redis-server";
+import { type FakeBlobServer, startFakeBlobServer } from "./fake-blob-server";
+import { hasRedisServer, type RedisServer, startRedisServer } from "./redis-server";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge";
 
 export type Backend = "embedded" | "upstash";

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
 import { ROOT } from "./app";
 
 export const SCREENSHOT_DIR = path.join(ROOT, "tests", "screenshots");
@@ -31,7 +31,10 @@ export async function launchBrowser(): Promise<Browser> {
 export type Tracked = { page: Page; context: BrowserContext; problems: string[] };
 
 /** A page that records CSP violations, page errors and failed same-origin requests, so tests can assert none happened. */
-export async function openPage(browser: Browser, opts: { width?: number; height?: number; colorScheme?: "light" | "dark" } = {}): Promise<Tracked> {
+export async function openPage(
+  browser: Browser,
+  opts: { width?: number; height?: number; colorScheme?: "light" | "dark" } = {},
+): Promise<Tracked> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
     colorScheme: opts.colorScheme ?? "light",
@@ -49,7 +52,11 @@ export async function openPage(browser: Browser, opts: { width?: number; height?
 }
 
 /** Saves the current page at 375 and 1280 px wide in both themes; returns the written paths. */
-export async function screenshotAll(page: Page, name: string, ready?: (page: Page) => Promise<void>): Promise<string[]> {
+export async function screenshotAll(
+  page: Page,
+  name: string,
+  ready?: (page: Page) => Promise<void>,
+): Promise<string[]> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const original = page.viewportSize();
   const written: string[] = [];
@@ -74,10 +81,18 @@ export async function screenshotAll(page: Page, name: string, ready?: (page: Pag
 
 /** Serious and critical axe violations, formatted for an assertion message. */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
   return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} → ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join(", ")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} → ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 5)
+          .join(", ")}`,
+    );
 }
 
 /** Axe in both themes, since contrast differs between them. */

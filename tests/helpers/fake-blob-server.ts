@@ -19,12 +19,20 @@ export type FakeBlobServer = {
   close(): Promise<void>;
 };
 
-const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", webp: "image/webp", txt: "text/plain" };
+const TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+  txt: "text/plain",
+};
 
 function withRandomSuffix(pathname: string): string {
   const suffix = crypto.randomBytes(15).toString("base64url").replace(/[-_]/g, "").slice(0, 20);
   const dot = pathname.lastIndexOf(".");
-  return dot > pathname.lastIndexOf("/") ? `${pathname.slice(0, dot)}-${suffix}${pathname.slice(dot)}` : `${pathname}-${suffix}`;
+  return dot > pathname.lastIndexOf("/")
+    ? `${pathname.slice(0, dot)}-${suffix}${pathname.slice(dot)}`
+    : `${pathname}-${suffix}`;
 }
 
 export async function startFakeBlobServer(): Promise<FakeBlobServer> {
@@ -46,11 +54,15 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
     };
   };
   const pathnameOf = (urlOrPathname: string) =>
-    urlOrPathname.startsWith(`${origin}/`) ? decodeURIComponent(new URL(urlOrPathname).pathname.slice(1)) : urlOrPathname;
+    urlOrPathname.startsWith(`${origin}/`)
+      ? decodeURIComponent(new URL(urlOrPathname).pathname.slice(1))
+      : urlOrPathname;
 
   const api = (req: http.IncomingMessage, url: URL, body: Buffer): [number, unknown] => {
-    if (req.headers.authorization !== `Bearer ${token}`) return [403, { error: { code: "forbidden", message: "Access denied" } }];
-    if (!req.headers["x-api-version"]) return [400, { error: { code: "bad_request", message: "missing x-api-version" } }];
+    if (req.headers.authorization !== `Bearer ${token}`)
+      return [403, { error: { code: "forbidden", message: "Access denied" } }];
+    if (!req.headers["x-api-version"])
+      return [400, { error: { code: "bad_request", message: "missing x-api-version" } }];
     const route = url.pathname.replace(/^\/api\/?/, "/");
 
     if (req.method === "PUT" && route === "/") {
@@ -61,7 +73,10 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
       }
       const pathname = req.headers["x-add-random-suffix"] === "1" ? withRandomSuffix(requested) : requested;
       if (blobs.has(pathname) && req.headers["x-allow-overwrite"] !== "1") {
-        return [400, { error: { code: "bad_request", message: "This blob already exists, use `allowOverwrite: true`" } }];
+        return [
+          400,
+          { error: { code: "bad_request", message: "This blob already exists, use `allowOverwrite: true`" } },
+        ];
       }
       const maxAge = Number(req.headers["x-cache-control-max-age"] ?? 2_592_000);
       const ext = pathname.split(".").pop()?.toLowerCase() ?? "";
@@ -82,7 +97,12 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
       if (!blob) return [404, { error: { code: "not_found", message: "The requested blob does not exist" } }];
       return [
         200,
-        { ...blobJson(pathname, blob), size: blob.body.length, uploadedAt: blob.uploadedAt.toISOString(), cacheControl: blob.cacheControl },
+        {
+          ...blobJson(pathname, blob),
+          size: blob.body.length,
+          uploadedAt: blob.uploadedAt.toISOString(),
+          cacheControl: blob.cacheControl,
+        },
       ];
     }
     if (req.method === "POST" && route === "/delete") {

@@ -23,7 +23,10 @@ export async function rotatedJpeg(width: number, height: number, orientation = 6
   return sharp(png)
     .jpeg()
     .withMetadata({ orientation })
-    .withExif({ IFD0: { Copyright: "test", Artist: "tester" }, IFD3: { GPSLatitudeRef: "N", GPSLatitude: "51/1 30/1 0/1" } })
+    .withExif({
+      IFD0: { Copyright: "test", Artist: "tester" },
+      IFD3: { GPSLatitudeRef: "N", GPSLatitude: "51/1 30/1 0/1" },
+    })
     .toBuffer();
 }
 

@@ -10,7 +10,6 @@ export function hasRedisServer(): boolean {
   return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-
 function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: "127.0.0.1", port });

@@ -16,7 +16,11 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
   describe(`Store contract: ${name}`, { skip: opts.skip || false }, () => {
     // Unique names per run, so the suite can share a Redis with other runs and leftovers.
     const run = crypto.randomBytes(4).toString("hex");
-    const bucket = (suffix: string, limit: number, windowMs = DAY_MS): Bucket => ({ name: `t${run}-${suffix}`, limit, windowMs });
+    const bucket = (suffix: string, limit: number, windowMs = DAY_MS): Bucket => ({
+      name: `t${run}-${suffix}`,
+      limit,
+      windowMs,
+    });
     const ident = (suffix: string) => `id-${run}-${suffix}`;
     let store: Store;
 
@@ -130,7 +134,7 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
     it("stores, finds, lists and revokes keys", async () => {
       // Labels that a JSON-guessing client would mangle.
       const k1 = key("1", "2031-01-02T00:00:00.000Z", "123");
-      const k2 = key("2", "2031-01-01T00:00:00.000Z", "Ünïcode ✓ {\"json\": true}");
+      const k2 = key("2", "2031-01-01T00:00:00.000Z", 'Ünïcode ✓ {"json": true}');
       const k3 = key("3", "2031-01-03T00:00:00.000Z");
       for (const k of [k1, k2, k3]) await store.insertKey(k);
 
@@ -152,9 +156,18 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
 
     it("adds to the waitlist once and lists by signup time", async () => {
       const email = (n: string) => `wl-${run}-${n}@example.com`;
-      assert.equal(await store.addToWaitlist({ email: email("b"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" }), true);
-      assert.equal(await store.addToWaitlist({ email: email("b"), useCase: "other", createdAt: "2031-01-05T00:00:00.000Z" }), false);
-      assert.equal(await store.addToWaitlist({ email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" }), true);
+      assert.equal(
+        await store.addToWaitlist({ email: email("b"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" }),
+        true,
+      );
+      assert.equal(
+        await store.addToWaitlist({ email: email("b"), useCase: "other", createdAt: "2031-01-05T00:00:00.000Z" }),
+        false,
+      );
+      assert.equal(
+        await store.addToWaitlist({ email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" }),
+        true,
+      );
       const mine = (await store.listWaitlist()).filter((e) => e.email.includes(`-${run}-`));
       assert.deepEqual(mine, [
         { email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" },

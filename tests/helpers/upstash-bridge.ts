@@ -17,8 +17,8 @@
 // - An incomplete reply is re-parsed from its start as data arrives: fine for test payloads, slow for huge ones.
 import crypto from "node:crypto";
 import http from "node:http";
-import net from "node:net";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 
 export class ReplyError {
   constructor(readonly message: string) {}
@@ -49,25 +49,27 @@ function parseReply(buf: Buffer, pos: number): [Reply, number] | undefined {
       return [new ReplyError(line), next];
     case 0x3a /* : */:
       return [Number(line), next];
-    case 0x24 /* $ */: {
-      const len = Number(line);
-      if (len < 0) return [null, next];
-      if (buf.length < next + len + 2) return undefined;
-      return [buf.subarray(next, next + len), next + len + 2];
-    }
-    case 0x2a /* * */: {
-      const count = Number(line);
-      if (count < 0) return [null, next];
-      const items: Reply[] = [];
-      let at = next;
-      for (let i = 0; i < count; i++) {
-        const parsed = parseReply(buf, at);
-        if (!parsed) return undefined;
-        items.push(parsed[0]);
-        at = parsed[1];
+    case 0x24 /* $ */:
+      {
+        const len = Number(line);
+        if (len < 0) return [null, next];
+        if (buf.length < next + len + 2) return undefined;
+        return [buf.subarray(next, next + len), next + len + 2];
       }
-      return [items, at];
-    }
+    case 0x2a /* * */:
+      {
+        const count = Number(line);
+        if (count < 0) return [null, next];
+        const items: Reply[] = [];
+        let at = next;
+        for (let i = 0; i < count; i++) {
+          const parsed = parseReply(buf, at);
+          if (!parsed) return undefined;
+          items.push(parsed[0]);
+          at = parsed[1];
+        }
+        return [items, at];
+      }
     default:
       throw new Error(`RESP: unexpected type byte ${buf[pos]}`);
   }
@@ -81,7 +83,10 @@ class RespConnection {
   private batches: Batch[] = [];
   closed = false;
 
-  private constructor(private readonly socket: net.Socket, onClose: () => void) {
+  private constructor(
+    private readonly socket: net.Socket,
+    onClose: () => void,
+  ) {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
@@ -140,7 +145,11 @@ class RespPool {
   private slots: Array<Promise<RespConnection> | undefined>;
   private next = 0;
 
-  constructor(private readonly host: string, private readonly port: number, size: number) {
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    size: number,
+  ) {
     this.slots = new Array<Promise<RespConnection> | undefined>(size).fill(undefined);
   }
 
@@ -160,7 +169,12 @@ class RespPool {
   }
 
   async close(): Promise<void> {
-    const open = this.slots.splice(0).map((s) => s?.then((c) => c.close(), () => undefined));
+    const open = this.slots.splice(0).map((s) =>
+      s?.then(
+        (c) => c.close(),
+        () => undefined,
+      ),
+    );
     await Promise.all(open);
   }
 }
@@ -185,9 +199,33 @@ const sha1 = (s: string) => crypto.createHash("sha1").update(s, "utf8").digest("
 
 // These would change or block a shared connection.
 const REFUSED = new Set([
-  "MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SELECT", "HELLO", "QUIT", "RESET", "AUTH", "MONITOR",
-  "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE",
-  "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF",
+  "MULTI",
+  "EXEC",
+  "DISCARD",
+  "WATCH",
+  "UNWATCH",
+  "SELECT",
+  "HELLO",
+  "QUIT",
+  "RESET",
+  "AUTH",
+  "MONITOR",
+  "SUBSCRIBE",
+  "PSUBSCRIBE",
+  "SSUBSCRIBE",
+  "UNSUBSCRIBE",
+  "PUNSUBSCRIBE",
+  "SUNSUBSCRIBE",
+  "BLPOP",
+  "BRPOP",
+  "BLMOVE",
+  "BRPOPLPUSH",
+  "BLMPOP",
+  "BZPOPMIN",
+  "BZPOPMAX",
+  "BZMPOP",
+  "WAIT",
+  "WAITAOF",
 ]);
 
 type Json = string | number | null | Json[];
@@ -252,7 +290,10 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
     }
     if (name === "SCRIPT" && sub === "LOAD" && cmd.length > 2) {
       const original = sha1(cmd[2]);
-      return { args: [cmd[0], cmd[1], remember(cmd[2])], fix: (r) => (r instanceof ReplyError ? r : Buffer.from(original)) };
+      return {
+        args: [cmd[0], cmd[1], remember(cmd[2])],
+        fix: (r) => (r instanceof ReplyError ? r : Buffer.from(original)),
+      };
     }
     if (name === "SCRIPT" && sub === "EXISTS") {
       return { args: [cmd[0], cmd[1], ...cmd.slice(2).map((s) => shas.get(s.toLowerCase()) ?? s)] };

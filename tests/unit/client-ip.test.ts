@@ -7,7 +7,13 @@ describe("resolveClientIp", () => {
   const none = parseTrustedProxies("");
   const proxies = parseTrustedProxies("10.0.0.1, 10.1.0.0/16, ::1");
 
-  const cases: [string, string | undefined, string | undefined, ReturnType<typeof parseTrustedProxies>, string | null][] = [
+  const cases: [
+    string,
+    string | undefined,
+    string | undefined,
+    ReturnType<typeof parseTrustedProxies>,
+    string | null,
+  ][] = [
     ["socket address without proxies", "127.0.0.5", "203.0.113.1", none, "127.0.0.5"],
     ["IPv4-mapped socket address", "::ffff:127.0.0.9", undefined, none, "127.0.0.9"],
     ["untrusted socket ignores XFF", "198.51.100.2", "203.0.113.1", proxies, "198.51.100.2"],

@@ -23,7 +23,11 @@ describe("parseConfig", () => {
   });
 
   it("takes the operator's numbers", () => {
-    const c = parseConfig({ FREE_GENERATIONS_PER_DAY: "7", FREE_ENHANCEMENTS_PER_DAY: "0", PRO_REQUESTS_PER_DAY: "50000" });
+    const c = parseConfig({
+      FREE_GENERATIONS_PER_DAY: "7",
+      FREE_ENHANCEMENTS_PER_DAY: "0",
+      PRO_REQUESTS_PER_DAY: "50000",
+    });
     assert.equal(c.limits.freeGenerationsPerDay, 7);
     assert.equal(c.limits.freeEnhancementsPerDay, 0);
     assert.equal(c.limits.proRequestsPerDay, 50000);
@@ -32,15 +36,30 @@ describe("parseConfig", () => {
   const bad: [string, Record<string, string>, RegExp][] = [
     ["a negative limit", { FREE_GENERATIONS_PER_DAY: "-1" }, /FREE_GENERATIONS_PER_DAY/],
     ["a non-numeric port", { PORT: "http" }, /PORT/],
-    ["an Upstash URL without its token", { UPSTASH_REDIS_REST_URL: "https://x.upstash.io" }, /UPSTASH_REDIS_REST_TOKEN/],
-    ["an Upstash token without its URL", { UPSTASH_REDIS_REST_TOKEN: "t", KEY_PEPPER: "p".repeat(32) }, /UPSTASH_REDIS_REST_URL/],
-    ["Upstash without a shared pepper", { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }, /KEY_PEPPER/],
+    [
+      "an Upstash URL without its token",
+      { UPSTASH_REDIS_REST_URL: "https://x.upstash.io" },
+      /UPSTASH_REDIS_REST_TOKEN/,
+    ],
+    [
+      "an Upstash token without its URL",
+      { UPSTASH_REDIS_REST_TOKEN: "t", KEY_PEPPER: "p".repeat(32) },
+      /UPSTASH_REDIS_REST_URL/,
+    ],
+    [
+      "Upstash without a shared pepper",
+      { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" },
+      /KEY_PEPPER/,
+    ],
     ["a short pepper", { KEY_PEPPER: "short" }, /KEY_PEPPER/],
     ["a CDN base that is not a URL", { PUBLIC_CDN_URL: "cdn.example.com" }, /PUBLIC_CDN_URL/],
   ];
   for (const [name, env, message] of bad) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => parseConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+      assert.throws(
+        () => parseConfig(env),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      );
     });
   }
 });

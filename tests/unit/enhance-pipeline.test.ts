@@ -41,7 +41,11 @@ describe("sharp engine", () => {
 
   it("keeps transparency", async () => {
     const image = await decodeImage(await pngOf(20, 10, { alpha: true }), 25_000_000);
-    const out = await enhanceRaw((job) => sharpEngine.enhance(job), image, { strength: 1, scale: 2, signal: new AbortController().signal });
+    const out = await enhanceRaw((job) => sharpEngine.enhance(job), image, {
+      strength: 1,
+      scale: 2,
+      signal: new AbortController().signal,
+    });
     const meta = await sharp(out.png).metadata();
     assert.deepEqual([meta.width, meta.height, meta.hasAlpha], [40, 20, true]);
   });

@@ -11,8 +11,14 @@ describe("memory window", () => {
     const t0 = 1_800_000_000_000; // a window boundary
     const takes = [];
     for (let i = 0; i < 5; i++) takes.push(await w.take(minute, "ip:a", t0 + i));
-    assert.deepEqual(takes.map((t) => t.ok), [true, true, true, false, false]);
-    assert.deepEqual(takes.map((t) => t.remaining), [2, 1, 0, 0, 0]);
+    assert.deepEqual(
+      takes.map((t) => t.ok),
+      [true, true, true, false, false],
+    );
+    assert.deepEqual(
+      takes.map((t) => t.remaining),
+      [2, 1, 0, 0, 0],
+    );
     assert.equal(takes[4].resetMs, t0 + 60_000);
     assert.equal((await w.take(minute, "ip:b", t0 + 10)).ok, true, "identities are separate");
     assert.equal((await w.take(minute, "ip:a", t0 + 60_000)).ok, true, "a new minute starts afresh");

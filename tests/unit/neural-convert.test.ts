@@ -4,13 +4,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { convertPackageModel } from "@/lib/enhance/neural/package-models";
 import { readOnnxMetadata } from "@/lib/enhance/neural/onnx-metadata";
+import { convertPackageModel } from "@/lib/enhance/neural/package-models";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
 import type { ModelRef } from "@/lib/enhance/neural/protocol";
 import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
-import { createTfjsReference } from "../fixtures/tfjs-reference";
 import { loadTestPhoto, measureDiff } from "../fixtures/photos";
+import { createTfjsReference } from "../fixtures/tfjs-reference";
 
 const ROOT = path.resolve(__dirname, "../..");
 const signal = new AbortController().signal;
@@ -21,7 +21,11 @@ describe("ESRGAN → ONNX conversion", () => {
   let cacheDir: string;
   before(() => {
     cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-models-"));
-    pool = new WorkerPool({ script: path.join(ROOT, "lib/enhance/neural/worker.cjs"), size: 2, workerData: { root: ROOT, cacheDir, threads: 1, device: "cpu" } });
+    pool = new WorkerPool({
+      script: path.join(ROOT, "lib/enhance/neural/worker.cjs"),
+      size: 2,
+      workerData: { root: ROOT, cacheDir, threads: 1, device: "cpu" },
+    });
     upscaler = createUpscaler(pool);
   });
   after(async () => {
@@ -38,7 +42,11 @@ describe("ESRGAN → ONNX conversion", () => {
     assert.equal(a.info.flopsPerInputPixel, 445_088);
   });
 
-  const cases: ["esrgan-slim" | "esrgan-medium", 2 | 4][] = [["esrgan-slim", 2], ["esrgan-slim", 4], ["esrgan-medium", 2]];
+  const cases: ["esrgan-slim" | "esrgan-medium", 2 | 4][] = [
+    ["esrgan-slim", 2],
+    ["esrgan-slim", 4],
+    ["esrgan-medium", 2],
+  ];
   for (const [pkg, scale] of cases) {
     it(`${pkg} x${scale} matches the tfjs-wasm reference, tiled and untiled`, async () => {
       const img = await loadTestPhoto(72, 56);
@@ -50,7 +58,11 @@ describe("ESRGAN → ONNX conversion", () => {
         const whole = await upscaler.upscale(model, img, { signal, tileSize: 0 });
         const tiled = await upscaler.upscale(model, img, { signal, tileSize: 24 }); // 3×3 tiles
         assert.deepEqual([whole.width, whole.height], [img.width * scale, img.height * scale]);
-        for (const [label, ours, theirs] of [["untiled", whole.data, refWhole], ["tiled", tiled.data, refWhole], ["both tiled", tiled.data, refTiled]] as const) {
+        for (const [label, ours, theirs] of [
+          ["untiled", whole.data, refWhole],
+          ["tiled", tiled.data, refWhole],
+          ["both tiled", tiled.data, refTiled],
+        ] as const) {
           const d = measureDiff(ours, theirs);
           assert.ok(d.mean <= 1, `${label}: mean abs diff ${d.mean.toFixed(3)} (0..255 units) > 1/255`);
         }

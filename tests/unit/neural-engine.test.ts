@@ -5,11 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
-import { createNeuralEngine } from "@/lib/enhance/neural-engine";
-import { encodeModel, toFloatTensor, TensorDataType } from "@/lib/enhance/neural/onnx-proto";
+import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
-import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
 import { planTiles } from "@/lib/enhance/neural/tiles";
+import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
+import { createNeuralEngine } from "@/lib/enhance/neural-engine";
 import { targetSize } from "@/lib/enhance/pipeline";
 import type { EnhanceEngine, RawImage } from "@/lib/enhance/types";
 import { loadTestPhoto, measureDiff } from "../fixtures/photos";
@@ -20,21 +20,33 @@ const signal = new AbortController().signal;
 /** A Real-ESRGAN-style ONNX without metadata: nearest 4× upscaling, so the scale must be probed. */
 function writeNearestModel(dir: string): string {
   const file = path.join(dir, "nearest-x4.onnx");
-  fs.writeFileSync(file, encodeModel({
-    irVersion: 8, opset: 17, producerName: "test", producerVersion: "1", graphName: "nearest",
-    nodes: [{
-      name: "up", opType: "Resize", inputs: ["x", "", "scales"], outputs: ["y"],
-      attrs: [
-        { name: "mode", type: "string", value: "nearest" },
-        { name: "coordinate_transformation_mode", type: "string", value: "asymmetric" },
-        { name: "nearest_mode", type: "string", value: "floor" },
+  fs.writeFileSync(
+    file,
+    encodeModel({
+      irVersion: 8,
+      opset: 17,
+      producerName: "test",
+      producerVersion: "1",
+      graphName: "nearest",
+      nodes: [
+        {
+          name: "up",
+          opType: "Resize",
+          inputs: ["x", "", "scales"],
+          outputs: ["y"],
+          attrs: [
+            { name: "mode", type: "string", value: "nearest" },
+            { name: "coordinate_transformation_mode", type: "string", value: "asymmetric" },
+            { name: "nearest_mode", type: "string", value: "floor" },
+          ],
+        },
       ],
-    }],
-    initializers: [toFloatTensor("scales", [4], new Float32Array([1, 1, 4, 4]))],
-    inputs: [{ name: "x", elemType: TensorDataType.FLOAT, shape: [1, 3, "h", "w"] }],
-    outputs: [{ name: "y", elemType: TensorDataType.FLOAT, shape: [1, 3, "H", "W"] }],
-    metadata: [],
-  }));
+      initializers: [toFloatTensor("scales", [4], new Float32Array([1, 1, 4, 4]))],
+      inputs: [{ name: "x", elemType: TensorDataType.FLOAT, shape: [1, 3, "h", "w"] }],
+      outputs: [{ name: "y", elemType: TensorDataType.FLOAT, shape: [1, 3, "H", "W"] }],
+      metadata: [],
+    }),
+  );
   return file;
 }
 
@@ -52,7 +64,11 @@ describe("neural engine", () => {
   let tmp: string;
   before(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-neural-"));
-    pool = new WorkerPool({ script: path.join(ROOT, "lib/enhance/neural/worker.cjs"), size: 2, workerData: { root: ROOT, cacheDir: path.join(tmp, "models"), threads: 1, device: "cpu" } });
+    pool = new WorkerPool({
+      script: path.join(ROOT, "lib/enhance/neural/worker.cjs"),
+      size: 2,
+      workerData: { root: ROOT, cacheDir: path.join(tmp, "models"), threads: 1, device: "cpu" },
+    });
     upscaler = createUpscaler(pool);
     engine = createNeuralEngine({ upscaler });
   });
@@ -62,10 +78,22 @@ describe("neural engine", () => {
   });
 
   it("tiles cover every pixel exactly once", () => {
-    for (const [w, h, t] of [[512, 512, 256], [1000, 333, 256], [5, 7, 256], [300, 300, 128]]) {
+    for (const [w, h, t] of [
+      [512, 512, 256],
+      [1000, 333, 256],
+      [5, 7, 256],
+      [300, 300, 128],
+    ]) {
       const seen = new Uint8Array(w * h);
       for (const tile of planTiles(w, h, t, 10)) {
-        assert.ok(tile.w <= t && tile.h <= t && tile.ex >= 0 && tile.ey >= 0 && tile.ex + tile.ew <= w && tile.ey + tile.eh <= h);
+        assert.ok(
+          tile.w <= t &&
+            tile.h <= t &&
+            tile.ex >= 0 &&
+            tile.ey >= 0 &&
+            tile.ex + tile.ew <= w &&
+            tile.ey + tile.eh <= h,
+        );
         for (let y = tile.y; y < tile.y + tile.h; y++) for (let x = tile.x; x < tile.x + tile.w; x++) seen[y * w + x]++;
       }
       assert.ok(seen.every((v) => v === 1));
@@ -128,7 +156,14 @@ describe("neural engine", () => {
     // Inputs already over 4096 px are not upscaled, so the network is skipped, and the label says so.
     const huge = await loadTestPhoto(4500, 8);
     const h = targetSize(4500, 8, 2);
-    const skipped = await engine.enhance({ image: huge, width: h.width, height: h.height, strength: 1, model: "fast", signal });
+    const skipped = await engine.enhance({
+      image: huge,
+      width: h.width,
+      height: h.height,
+      strength: 1,
+      model: "fast",
+      signal,
+    });
     assert.deepEqual([skipped.width, skipped.engine], [4096, "lanczos3+sharpen"]);
   });
 
@@ -146,6 +181,9 @@ describe("neural engine", () => {
     const ctl = new AbortController();
     ctl.abort(new Error("gone"));
     const image = await loadTestPhoto(64, 48);
-    await assert.rejects(engine.enhance({ image, width: 128, height: 96, strength: 1, model: "fast", signal: ctl.signal }), /gone/);
+    await assert.rejects(
+      engine.enhance({ image, width: 128, height: 96, strength: 1, model: "fast", signal: ctl.signal }),
+      /gone/,
+    );
   });
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import sharp from "sharp";
-import { MODEL_NAMES, MODELS, RATIOS, type ModelName, type Ratio } from "@/lib/catalog/models";
+import { MODEL_NAMES, MODELS, type ModelName, RATIOS, type Ratio } from "@/lib/catalog/models";
 import { applyStyle, STYLE_NAMES, type StyleName } from "@/lib/catalog/styles";
 import { previewEngine } from "@/lib/engines/preview";
 import { CAPTION_TEXT } from "@/lib/engines/preview/caption";
@@ -10,10 +10,26 @@ import { buildPreviewSvg } from "@/lib/engines/preview/render";
 import { deriveSeed } from "@/lib/engines/preview/seed";
 import type { GenerateJob } from "@/lib/engines/types";
 
-type JobOptions = { prompt?: string; style?: StyleName; ratio?: Ratio; model?: ModelName; seed?: number; negativePrompt?: string; signal?: AbortSignal };
+type JobOptions = {
+  prompt?: string;
+  style?: StyleName;
+  ratio?: Ratio;
+  model?: ModelName;
+  seed?: number;
+  negativePrompt?: string;
+  signal?: AbortSignal;
+};
 
 function makeJob(options: JobOptions = {}): GenerateJob {
-  const { prompt = "a quiet valley", style = "Photorealistic", ratio = "1:1", model = "alpha-pro", seed, negativePrompt, signal } = options;
+  const {
+    prompt = "a quiet valley",
+    style = "Photorealistic",
+    ratio = "1:1",
+    model = "alpha-pro",
+    seed,
+    negativePrompt,
+    signal,
+  } = options;
   const size = MODELS[model].sizes[ratio];
   return {
     prompt,
@@ -190,7 +206,9 @@ describe("preview engine", () => {
 
   it("makes 'night' darker than 'sun'", async () => {
     for (const seed of SEEDS) {
-      const night = await meanLuma(await render({ prompt: "a mountain village at night under the moon and stars", seed }));
+      const night = await meanLuma(
+        await render({ prompt: "a mountain village at night under the moon and stars", seed }),
+      );
       const day = await meanLuma(await render({ prompt: "a mountain village under a bright sun", seed }));
       assert.ok(night < day - 0.2, `seed ${seed}: night ${night.toFixed(2)} vs day ${day.toFixed(2)}`);
     }
@@ -198,9 +216,22 @@ describe("preview engine", () => {
 
   it("covers the land in white for 'snow'", async () => {
     for (const seed of SEEDS) {
-      const snowy = measureShare(await readPixels(await render({ prompt: "a quiet valley in deep snow", seed })), isBright, 0.6, 0.9);
-      const plain = measureShare(await readPixels(await render({ prompt: "a quiet valley", seed })), isBright, 0.6, 0.9);
-      assert.ok(snowy > 0.3 && snowy > plain + 0.25, `seed ${seed}: snow ${snowy.toFixed(2)} vs plain ${plain.toFixed(2)}`);
+      const snowy = measureShare(
+        await readPixels(await render({ prompt: "a quiet valley in deep snow", seed })),
+        isBright,
+        0.6,
+        0.9,
+      );
+      const plain = measureShare(
+        await readPixels(await render({ prompt: "a quiet valley", seed })),
+        isBright,
+        0.6,
+        0.9,
+      );
+      assert.ok(
+        snowy > 0.3 && snowy > plain + 0.25,
+        `seed ${seed}: snow ${snowy.toFixed(2)} vs plain ${plain.toFixed(2)}`,
+      );
     }
   });
 
@@ -208,14 +239,29 @@ describe("preview engine", () => {
     const blueness = (r: number, g: number, b: number) => b - (r + g) / 2;
     for (const seed of SEEDS) {
       const sea = measureAverage(await readPixels(await render({ prompt: "a calm sea", seed })), blueness, 0.6, 0.8);
-      const meadow = measureAverage(await readPixels(await render({ prompt: "a green meadow", seed })), blueness, 0.6, 0.8);
+      const meadow = measureAverage(
+        await readPixels(await render({ prompt: "a green meadow", seed })),
+        blueness,
+        0.6,
+        0.8,
+      );
       assert.ok(sea > 40 && sea > meadow + 40, `seed ${seed}: sea ${sea.toFixed(0)} vs meadow ${meadow.toFixed(0)}`);
     }
   });
 
   it("drops subjects named in the negative prompt", async () => {
-    const kept = measureShare(await readPixels(await render({ prompt: "a valley in snow", seed: 5 })), isBright, 0.6, 0.9);
-    const dropped = measureShare(await readPixels(await render({ prompt: "a valley in snow", negativePrompt: "snow", seed: 5 })), isBright, 0.6, 0.9);
+    const kept = measureShare(
+      await readPixels(await render({ prompt: "a valley in snow", seed: 5 })),
+      isBright,
+      0.6,
+      0.9,
+    );
+    const dropped = measureShare(
+      await readPixels(await render({ prompt: "a valley in snow", negativePrompt: "snow", seed: 5 })),
+      isBright,
+      0.6,
+      0.9,
+    );
     assert.ok(kept > dropped + 0.25, `kept ${kept.toFixed(2)} vs dropped ${dropped.toFixed(2)}`);
   });
 
@@ -236,7 +282,10 @@ describe("preview engine", () => {
       const photo = measureInkLines(await readPixels(await render({ prompt, style: "Photorealistic", seed })));
       for (const style of ["Anime", "Illustration"] as const) {
         const inked = measureInkLines(await readPixels(await render({ prompt, style, seed })));
-        assert.ok(inked > 0.003 && inked > photo * 4, `seed ${seed} ${style}: ${inked.toFixed(4)} vs photo ${photo.toFixed(4)}`);
+        assert.ok(
+          inked > 0.003 && inked > photo * 4,
+          `seed ${seed} ${style}: ${inked.toFixed(4)} vs photo ${photo.toFixed(4)}`,
+        );
       }
     }
   });
@@ -250,7 +299,9 @@ describe("preview engine", () => {
   });
 
   it("renders Pixel Art on a coarse grid", async () => {
-    const { data, width, height, channels } = await readPixels(await render({ prompt: "a castle on a hill", style: "Pixel Art" }));
+    const { data, width, height, channels } = await readPixels(
+      await render({ prompt: "a castle on a hill", style: "Pixel Art" }),
+    );
     const cell = 1024 / 128;
     let same = 0;
     let pairs = 0;

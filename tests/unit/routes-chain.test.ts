@@ -9,8 +9,9 @@ import { parseConfig } from "@/lib/config";
 import { buildEngine } from "@/lib/engines";
 import { isRouteFailing } from "@/lib/engines/health";
 import type { GenerateJob, ImageEngine } from "@/lib/engines/types";
-import { CHAINS, startAllFakes, type Fakes } from "../fakes";
+import { CHAINS, type Fakes, startAllFakes } from "../fakes";
 import type { Fake } from "../fakes/fake-server";
+
 let fakes: Fakes;
 let engines: Record<ModelName, ImageEngine>;
 const TIMEOUT_MS = 1500;
@@ -82,8 +83,16 @@ describe("each route of each model", () => {
 
 describe("request details", () => {
   it("uses Stability's native style_preset with the raw prompt, and sends the negative prompt", async () => {
-    await engines["gamma-xl-1024-v1-0"].generate(jobFor("gamma-xl-1024-v1-0", "16:9", { negativePrompt: "text, watermark", seed: 5 }));
-    const body = fakes.stability.requests[0].body as { text_prompts: { text: string; weight: number }[]; style_preset: string; width: number; height: number; seed: number };
+    await engines["gamma-xl-1024-v1-0"].generate(
+      jobFor("gamma-xl-1024-v1-0", "16:9", { negativePrompt: "text, watermark", seed: 5 }),
+    );
+    const body = fakes.stability.requests[0].body as {
+      text_prompts: { text: string; weight: number }[];
+      style_preset: string;
+      width: number;
+      height: number;
+      seed: number;
+    };
     assert.equal(body.style_preset, "cinematic");
     assert.deepEqual(body.text_prompts, [
       { text: "a lighthouse at dusk", weight: 1 },
@@ -120,18 +129,51 @@ describe("request details", () => {
 describe("failures", () => {
   // [name, model, set-up, fakes that must not be called after the moderating provider]
   const moderation: [string, ModelName, () => void, () => Fake[]][] = [
-    ["BFL Request Moderated", "alpha-pro", () => (fakes.bfl.mode = "moderate"), () => [fakes.fal, fakes.replicate, fakes.together]],
-    ["BFL Content Moderated", "alpha-pro", () => ((fakes.bfl.mode = "moderate"), (fakes.bfl.variant = "content")), () => [fakes.fal, fakes.replicate, fakes.together]],
-    ["fal has_nsfw_concepts", "alpha-schnell", () => ((fakes.together.mode = "error"), (fakes.fal.mode = "moderate")), () => [fakes.replicate]],
+    [
+      "BFL Request Moderated",
+      "alpha-pro",
+      () => (fakes.bfl.mode = "moderate"),
+      () => [fakes.fal, fakes.replicate, fakes.together],
+    ],
+    [
+      "BFL Content Moderated",
+      "alpha-pro",
+      () => ((fakes.bfl.mode = "moderate"), (fakes.bfl.variant = "content")),
+      () => [fakes.fal, fakes.replicate, fakes.together],
+    ],
+    [
+      "fal has_nsfw_concepts",
+      "alpha-schnell",
+      () => ((fakes.together.mode = "error"), (fakes.fal.mode = "moderate")),
+      () => [fakes.replicate],
+    ],
     ["OpenAI content_policy_violation", "beta-3", () => (fakes.openai.mode = "moderate"), () => []],
-    ["OpenAI moderation_blocked", "beta-3", () => ((fakes.openai.mode = "moderate"), (fakes.openai.variant = "blocked")), () => []],
-    ["Stability CONTENT_FILTERED on HTTP 200", "gamma-xl-1024-v1-0", () => (fakes.stability.mode = "moderate"), () => [fakes.fal, fakes.replicate]],
-    ["Replicate NSFW failure", "gamma-xl-1024-v1-0", () => ((fakes.stability.mode = "error"), (fakes.fal.mode = "error"), (fakes.replicate.mode = "moderate")), () => []],
+    [
+      "OpenAI moderation_blocked",
+      "beta-3",
+      () => ((fakes.openai.mode = "moderate"), (fakes.openai.variant = "blocked")),
+      () => [],
+    ],
+    [
+      "Stability CONTENT_FILTERED on HTTP 200",
+      "gamma-xl-1024-v1-0",
+      () => (fakes.stability.mode = "moderate"),
+      () => [fakes.fal, fakes.replicate],
+    ],
+    [
+      "Replicate NSFW failure",
+      "gamma-xl-1024-v1-0",
+      () => ((fakes.stability.mode = "error"), (fakes.fal.mode = "error"), (fakes.replicate.mode = "moderate")),
+      () => [],
+    ],
   ];
   for (const [name, model, setUp, untouched] of moderation) {
     it(`maps ${name} to content_filtered without trying the next route`, async () => {
       setUp();
-      await assert.rejects(engines[model].generate(jobFor(model, "1:1")), (err: unknown) => err instanceof ApiError && err.code === "content_filtered");
+      await assert.rejects(
+        engines[model].generate(jobFor(model, "1:1")),
+        (err: unknown) => err instanceof ApiError && err.code === "content_filtered",
+      );
       for (const f of untouched()) assert.equal(f.requests.length, 0, `${f.name} was called after moderation`);
       if (model === "beta-3") assert.equal(fakes.openai.requests.length, 1, "the compatible route was not tried");
     });
@@ -155,20 +197,29 @@ describe("failures", () => {
   it("answers generation_failed when the chain is exhausted", async () => {
     for (const f of [fakes.together, fakes.fal]) f.mode = "error";
     fakes.replicate.mode = "hang";
-    await assert.rejects(engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")), (err: unknown) => err instanceof ApiError && err.code === "generation_failed");
+    await assert.rejects(
+      engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")),
+      (err: unknown) => err instanceof ApiError && err.code === "generation_failed",
+    );
   });
 
   it("answers busy with Retry-After when every route is at capacity (429/402)", async () => {
     fakes.bfl.mode = "capacity";
     fakes.bfl.variant = "402";
     for (const f of [fakes.fal, fakes.replicate, fakes.together]) f.mode = "capacity";
-    await assert.rejects(engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1")), (err: unknown) => err instanceof ApiError && err.code === "busy" && (err.retryAfter ?? 0) >= 1);
+    await assert.rejects(
+      engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1")),
+      (err: unknown) => err instanceof ApiError && err.code === "busy" && (err.retryAfter ?? 0) >= 1,
+    );
   });
 
   it("answers generation_failed when capacity and other failures mix", async () => {
     for (const f of [fakes.together, fakes.fal]) f.mode = "capacity";
     fakes.replicate.mode = "error";
-    await assert.rejects(engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")), (err: unknown) => err instanceof ApiError && err.code === "generation_failed");
+    await assert.rejects(
+      engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")),
+      (err: unknown) => err instanceof ApiError && err.code === "generation_failed",
+    );
   });
 
   it("marks a route failing after its last 3 calls failed, and healthy again after a success", async () => {
@@ -185,7 +236,9 @@ describe("failures", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const started = Date.now();
-    await assert.rejects(engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { signal: controller.signal })), { code: "generation_failed" });
+    await assert.rejects(engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { signal: controller.signal })), {
+      code: "generation_failed",
+    });
     assert.ok(Date.now() - started < 1000);
     assert.equal(fakes.fal.requests.length, 0, "no further routes after a disconnect");
   });

@@ -6,7 +6,7 @@ import { MODEL_NAMES, MODELS, RATIOS } from "@/lib/catalog/models";
 import { ConfigError, parseConfig } from "@/lib/config";
 import { normalizeImage } from "@/lib/engines/normalize";
 import { OPENAI_SIZES } from "@/lib/engines/providers/openai";
-import { defaultChain, parseChain, type ProviderRouteEnv } from "@/lib/engines/routes";
+import { defaultChain, type ProviderRouteEnv, parseChain } from "@/lib/engines/routes";
 import { imageOf, NOT_AN_IMAGE } from "../fakes/fake-server";
 
 const ALL_KEYS: ProviderRouteEnv = {
@@ -19,7 +19,11 @@ const ids = (chain: { id: string }[]) => chain.map((r) => r.id);
 
 describe("route parser", () => {
   it("accepts every documented route, and chains of them in order", () => {
-    const chain = parseChain("alpha-pro", "bfl:flux-pro-1.1, fal:fal-ai/flux-pro/v1.1,replicate:black-forest-labs/flux-1.1-pro,together:black-forest-labs/FLUX.1.1-pro,preview", ALL_KEYS);
+    const chain = parseChain(
+      "alpha-pro",
+      "bfl:flux-pro-1.1, fal:fal-ai/flux-pro/v1.1,replicate:black-forest-labs/flux-1.1-pro,together:black-forest-labs/FLUX.1.1-pro,preview",
+      ALL_KEYS,
+    );
     assert.deepEqual(chain.errors, []);
     assert.deepEqual(ids(chain.routes), [
       "bfl:flux-pro-1.1",
@@ -30,8 +34,14 @@ describe("route parser", () => {
     ]);
     for (const [model, value] of [
       ["beta-3", "openai:gpt-image-1"],
-      ["gamma-xl-1024-v1-0", "stability:stable-diffusion-xl-1024-v1-0,fal:fal-ai/fast-sdxl,replicate:stability-ai/sdxl"],
-      ["alpha-schnell", "together:black-forest-labs/FLUX.1-schnell,fal:fal-ai/flux/schnell,replicate:black-forest-labs/flux-schnell"],
+      [
+        "gamma-xl-1024-v1-0",
+        "stability:stable-diffusion-xl-1024-v1-0,fal:fal-ai/fast-sdxl,replicate:stability-ai/sdxl",
+      ],
+      [
+        "alpha-schnell",
+        "together:black-forest-labs/FLUX.1-schnell,fal:fal-ai/flux/schnell,replicate:black-forest-labs/flux-schnell",
+      ],
     ] as const) {
       assert.deepEqual(parseChain(model, value, ALL_KEYS).errors, [], value);
     }
@@ -50,7 +60,10 @@ describe("route parser", () => {
     ];
     for (const [value, message] of cases) {
       const { errors } = parseChain("alpha-pro", value, ALL_KEYS);
-      assert.ok(errors.some((e) => message.test(e)), `${value} → ${errors.join("; ")}`);
+      assert.ok(
+        errors.some((e) => message.test(e)),
+        `${value} → ${errors.join("; ")}`,
+      );
     }
   });
 
@@ -62,7 +75,9 @@ describe("route parser", () => {
   it("allows any model id for openai only behind an OpenAI-compatible base URL", () => {
     assert.match(parseChain("beta-3", "openai:stablediffusion", ALL_KEYS).errors[0], /not a route for beta-3/);
     const compatible = { ...ALL_KEYS, baseUrls: { openai: "http://localai:8080/v1" } };
-    assert.deepEqual(ids(parseChain("beta-3", "openai:stablediffusion", compatible).routes), ["openai:stablediffusion"]);
+    assert.deepEqual(ids(parseChain("beta-3", "openai:stablediffusion", compatible).routes), [
+      "openai:stablediffusion",
+    ]);
   });
 
   it("accepts a pinned Replicate version", () => {
@@ -75,20 +90,24 @@ describe("route parser", () => {
     assert.deepEqual(ids(defaultChain("alpha-pro", { credentials: { replicate: "r", together: "t" }, baseUrls: {} })), [
       "replicate:black-forest-labs/flux-1.1-pro",
     ]);
-    assert.deepEqual(ids(defaultChain("alpha-schnell", { credentials: { fal: "f", replicate: "r" }, baseUrls: {} })), ["fal:fal-ai/flux/schnell"]);
+    assert.deepEqual(ids(defaultChain("alpha-schnell", { credentials: { fal: "f", replicate: "r" }, baseUrls: {} })), [
+      "fal:fal-ai/flux/schnell",
+    ]);
     assert.deepEqual(ids(defaultChain("beta-3", { credentials: { fal: "f" }, baseUrls: {} })), ["preview"]);
   });
 });
 
 describe("provider config at start", () => {
   it("resolves chains, credentials, base URLs and the timeout", () => {
-    const config = parseConfig(envOf({
-      MODEL_ALPHA_PRO: "bfl:flux-pro-1.1,preview",
-      BFL_API_KEY: "key",
-      BFL_BASE_URL: "http://127.0.0.1:9/v1",
-      FAL_KEY: "fal",
-      GENERATION_TIMEOUT_MS: "1500",
-    }));
+    const config = parseConfig(
+      envOf({
+        MODEL_ALPHA_PRO: "bfl:flux-pro-1.1,preview",
+        BFL_API_KEY: "key",
+        BFL_BASE_URL: "http://127.0.0.1:9/v1",
+        FAL_KEY: "fal",
+        GENERATION_TIMEOUT_MS: "1500",
+      }),
+    );
     assert.deepEqual(ids(config.generation.chains["alpha-pro"]), ["bfl:flux-pro-1.1", "preview"]);
     assert.deepEqual(ids(config.generation.chains["alpha-schnell"]), ["fal:fal-ai/flux/schnell"]);
     assert.deepEqual(ids(config.generation.chains["beta-3"]), ["preview"]);
@@ -101,18 +120,35 @@ describe("provider config at start", () => {
     const bad: [Record<string, string>, RegExp][] = [
       [{ MODEL_ALPHA_PRO: "nope:thing" }, /MODEL_ALPHA_PRO: "nope:thing": unknown provider/],
       [{ MODEL_BETA_3: "openai:gpt-image-1" }, /MODEL_BETA_3: .*needs OPENAI_API_KEY/],
-      [{ MODEL_GAMMA_XL_1024_V1_0: "stability:stable-diffusion-v1-6", STABILITY_API_KEY: "k" }, /MODEL_GAMMA_XL_1024_V1_0: .*not a route/],
+      [
+        { MODEL_GAMMA_XL_1024_V1_0: "stability:stable-diffusion-v1-6", STABILITY_API_KEY: "k" },
+        /MODEL_GAMMA_XL_1024_V1_0: .*not a route/,
+      ],
       [{ FAL_BASE_URL: "ftp://example.com" }, /FAL_BASE_URL/],
       [{ GENERATION_TIMEOUT_MS: "fast" }, /GENERATION_TIMEOUT_MS/],
     ];
     for (const [env, message] of bad) {
-      assert.throws(() => parseConfig(envOf(env)), (err: unknown) => err instanceof ConfigError && message.test(err.message), JSON.stringify(env));
+      assert.throws(
+        () => parseConfig(envOf(env)),
+        (err: unknown) => err instanceof ConfigError && message.test(err.message),
+        JSON.stringify(env),
+      );
     }
   });
 });
 
 describe("sizes per model and ratio", () => {
-  const SDXL_V1 = ["1024x1024", "1152x896", "1216x832", "1344x768", "1536x640", "640x1536", "768x1344", "832x1216", "896x1152"];
+  const SDXL_V1 = [
+    "1024x1024",
+    "1152x896",
+    "1216x832",
+    "1344x768",
+    "1536x640",
+    "640x1536",
+    "768x1344",
+    "832x1216",
+    "896x1152",
+  ];
   const TARGET: Record<string, number> = { "1:1": 1, "16:9": 16 / 9, "9:16": 9 / 16 };
 
   it("matches the ratio within 3 % with a short side of at least 512", () => {
@@ -131,7 +167,8 @@ describe("sizes per model and ratio", () => {
         for (const n of [width, height]) assert.ok(n % 32 === 0 && n >= 256 && n <= 1440, `${model} ${n}`);
       }
     }
-    for (const { width, height } of Object.values(MODELS["gamma-xl-1024-v1-0"].sizes)) assert.ok(SDXL_V1.includes(`${width}x${height}`));
+    for (const { width, height } of Object.values(MODELS["gamma-xl-1024-v1-0"].sizes))
+      assert.ok(SDXL_V1.includes(`${width}x${height}`));
   });
 
   it("asks gpt-image-1 for 1536×1024 and centre-crops it to 1536×864 for 16:9", async () => {
@@ -141,7 +178,10 @@ describe("sizes per model and ratio", () => {
     const meta = await sharp(png).metadata();
     assert.deepEqual([meta.format, meta.width, meta.height], ["png", 1536, 864]);
     // Centre crop: the top 80 rows are cut, so the first row is the source's row 80 (green ≈ 80·255/1024).
-    const { data } = await sharp(png).extract({ left: 0, top: 0, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
+    const { data } = await sharp(png)
+      .extract({ left: 0, top: 0, width: 1, height: 1 })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     assert.ok(Math.abs(data[1] - (80 * 255) / 1024) <= 2, `green ${data[1]}`);
   });
 

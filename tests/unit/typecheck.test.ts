@@ -6,9 +6,13 @@ import { it } from "node:test";
 
 it("tsc --noEmit passes", () => {
   const root = path.resolve(__dirname, "../..");
-  const res = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc", { paths: [root] }), "--noEmit", "-p", root], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const res = spawnSync(
+    process.execPath,
+    [require.resolve("typescript/bin/tsc", { paths: [root] }), "--noEmit", "-p", root],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
 });

@@ -20,7 +20,11 @@ before(async () => {
 function browserRequest(ip: string) {
   return new Request("http://localhost/api/generate", {
     method: "POST",
-    headers: { "X-Requested-With": "XMLHttpRequest", "x-darkroom-client-ip": ip, "x-darkroom-peer-token": "unit-test-token" },
+    headers: {
+      "X-Requested-With": "XMLHttpRequest",
+      "x-darkroom-client-ip": ip,
+      "x-darkroom-peer-token": "unit-test-token",
+    },
   });
 }
 

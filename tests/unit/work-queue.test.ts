@@ -34,7 +34,10 @@ describe("WorkQueue", () => {
     const gate = deferred();
     const a = q.run(() => gate.promise);
     const b = q.run(async () => {});
-    await assert.rejects(q.run(async () => {}), (e: unknown) => e instanceof ApiError && e.code === "busy" && e.retryAfter! > 0);
+    await assert.rejects(
+      q.run(async () => {}),
+      (e: unknown) => e instanceof ApiError && e.code === "busy" && e.retryAfter! > 0,
+    );
     gate.resolve();
     await Promise.all([a, b]);
   });

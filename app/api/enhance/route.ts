@@ -1,6 +1,7 @@
 // POST /api/enhance – enhance and upscale an uploaded photo.
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { parseEnhance } from "@/lib/api/parse-enhance";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { enhanceImage } from "@/lib/enhance/enhance";
 
 export const runtime = "nodejs";

@@ -1,7 +1,8 @@
 // POST /api/generate – generate an image from a prompt.
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
-import { parseGenerate } from "@/lib/api/parse-generate";
+
 import { ApiError } from "@/lib/api/errors";
+import { parseGenerate } from "@/lib/api/parse-generate";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { generateImage } from "@/lib/engines/generate";
 import { checkPrompt } from "@/lib/filter/content-filter";
 
@@ -15,7 +16,10 @@ export const POST = withApi({
   parse: parseGenerate,
   filter: (input) => {
     if (!checkPrompt(input.prompt).allowed) {
-      throw new ApiError("content_filtered", "The prompt was rejected by the content safety filter. Please rephrase it.");
+      throw new ApiError(
+        "content_filtered",
+        "The prompt was rejected by the content safety filter. Please rephrase it.",
+      );
     }
   },
   run: generateImage,

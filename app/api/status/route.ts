@@ -5,6 +5,11 @@ import { buildStatus, serializeStatus } from "@/lib/status";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({ policy: "status", parse: async () => null, run: (_input, ctx) => buildStatus(ctx), serialize: serializeStatus });
+export const GET = withApi({
+  policy: "status",
+  parse: async () => null,
+  run: (_input, ctx) => buildStatus(ctx),
+  serialize: serializeStatus,
+});
 
 export const { POST, PUT, PATCH, DELETE } = rejectOtherMethods(["GET"]);

@@ -1,6 +1,7 @@
 // GET /cdn/<id>.png – serves stored images, immutable, from the embedded storage.
-import { isLocalImageId } from "@/lib/storage/local";
+
 import { getServices } from "@/lib/services";
+import { isLocalImageId } from "@/lib/storage/local";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -12,7 +12,13 @@ function measureCaption(width: number, height: number, unit: number): CaptionBox
   const boxWidth = Math.round(fontSize * 0.56 * CAPTION_TEXT.length + fontSize * 1.3);
   const boxHeight = Math.round(fontSize * 1.75);
   const margin = Math.round(Math.max(8, unit * 0.02));
-  return { left: width - margin - boxWidth, top: height - margin - boxHeight, width: boxWidth, height: boxHeight, fontSize };
+  return {
+    left: width - margin - boxWidth,
+    top: height - margin - boxHeight,
+    width: boxWidth,
+    height: boxHeight,
+    fontSize,
+  };
 }
 
 function drawCaption(box: CaptionBox, x: number, y: number, variant: CaptionVariant): string {
@@ -31,7 +37,12 @@ export function buildCaption(width: number, height: number, unit: number, varian
 }
 
 /** A standalone caption SVG and where to composite it; used when the picture itself is rendered at another size (pixel art). */
-export function buildCaptionImage(width: number, height: number, unit: number, variant: CaptionVariant): { svg: string; left: number; top: number } {
+export function buildCaptionImage(
+  width: number,
+  height: number,
+  unit: number,
+  variant: CaptionVariant,
+): { svg: string; left: number; top: number } {
   const box = measureCaption(width, height, unit);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${box.width}" height="${box.height}">${drawCaption(box, 0, 0, variant)}</svg>`;
   return { svg, left: box.left, top: box.top };

@@ -64,7 +64,10 @@ export function posterizeColor(color: Rgb, levels: number): Rgb {
 
 export function formatHex(color: Rgb): string {
   let out = "#";
-  for (const channel of color) out += Math.round(Math.min(255, Math.max(0, channel))).toString(16).padStart(2, "0");
+  for (const channel of color)
+    out += Math.round(Math.min(255, Math.max(0, channel)))
+      .toString(16)
+      .padStart(2, "0");
   return out;
 }
 

@@ -1,11 +1,26 @@
 // Trees, cacti, flowers and grass: the foreground objects that make a landscape read as a place.
-import { lightenColor, mixColors, WHITE, type Rgb } from "./color";
-import { buildBlobPath, buildCirclePath, buildPolygonPath, buildPolylinePath, formatNumber as f, type Point } from "./geometry";
-import { solid, vertical, type Layer, type SceneContext, type Shape } from "./shapes";
+import { lightenColor, mixColors, type Rgb, WHITE } from "./color";
+import {
+  buildBlobPath,
+  buildCirclePath,
+  buildPolygonPath,
+  buildPolylinePath,
+  formatNumber as f,
+  type Point,
+} from "./geometry";
+import { type Layer, type SceneContext, type Shape, solid, vertical } from "./shapes";
 
 export type TreeKind = "conifer" | "round";
 
-export function buildTree(ctx: SceneContext, kind: TreeKind, x: number, baseY: number, h: number, layer: Layer, haze = 0): Shape[] {
+export function buildTree(
+  ctx: SceneContext,
+  kind: TreeKind,
+  x: number,
+  baseY: number,
+  h: number,
+  layer: Layer,
+  haze = 0,
+): Shape[] {
   const { rng, palette: p, subjects } = ctx;
   const foliage = mixColors(p.foliage, p.skyHorizon, haze);
   const shade = mixColors(p.foliageShade, p.skyHorizon, haze);
@@ -13,15 +28,36 @@ export function buildTree(ctx: SceneContext, kind: TreeKind, x: number, baseY: n
   const shapes: Shape[] = [];
   if (kind === "conifer") {
     const tw = h * 0.045;
-    shapes.push({ layer, role: "trunk", outline: true, d: buildPolygonPath([[x - tw, baseY], [x + tw, baseY], [x + tw, baseY - h * 0.2], [x - tw, baseY - h * 0.2]]), fill: solid(trunk) });
+    shapes.push({
+      layer,
+      role: "trunk",
+      outline: true,
+      d: buildPolygonPath([
+        [x - tw, baseY],
+        [x + tw, baseY],
+        [x + tw, baseY - h * 0.2],
+        [x - tw, baseY - h * 0.2],
+      ]),
+      fill: solid(trunk),
+    });
     let tiers = "";
     let caps = "";
     for (let k = 0; k < 3; k++) {
       const top = baseY - h + k * h * 0.24;
       const bottom = top + h * 0.42;
       const half = h * (0.15 + k * 0.055) * rng.between(0.9, 1.1);
-      tiers += buildPolygonPath([[x, top], [x + half, bottom], [x - half, bottom]]);
-      if (subjects.has("snow")) caps += buildPolygonPath([[x, top], [x + half * 0.45, top + h * 0.16], [x, top + h * 0.12], [x - half * 0.45, top + h * 0.16]]);
+      tiers += buildPolygonPath([
+        [x, top],
+        [x + half, bottom],
+        [x - half, bottom],
+      ]);
+      if (subjects.has("snow"))
+        caps += buildPolygonPath([
+          [x, top],
+          [x + half * 0.45, top + h * 0.16],
+          [x, top + h * 0.12],
+          [x - half * 0.45, top + h * 0.16],
+        ]);
     }
     shapes.push({ layer, role: "tree", outline: true, d: tiers, fill: vertical(foliage, shade) });
     if (caps) shapes.push({ layer, role: "snowcap", outline: true, d: caps, fill: solid(p.snow) });
@@ -32,16 +68,41 @@ export function buildTree(ctx: SceneContext, kind: TreeKind, x: number, baseY: n
     layer,
     role: "trunk",
     outline: true,
-    d: buildPolygonPath([[x - tw * 1.4, baseY], [x + tw * 1.4, baseY], [x + tw * 0.7, baseY - h * 0.6], [x - tw * 0.7, baseY - h * 0.6]]),
+    d: buildPolygonPath([
+      [x - tw * 1.4, baseY],
+      [x + tw * 1.4, baseY],
+      [x + tw * 0.7, baseY - h * 0.6],
+      [x - tw * 0.7, baseY - h * 0.6],
+    ]),
     fill: solid(trunk),
   });
   const cy = baseY - h * 0.66;
   const rx = h * 0.34;
   const ry = h * 0.3;
   const crown = subjects.has("snow") ? mixColors(foliage, p.snow, 0.55) : foliage;
-  shapes.push({ layer, role: "tree", outline: true, d: buildBlobPath(rng, x, cy, rx, ry, 0.14, 11), fill: vertical(lightenColor(crown, 0.12), shade) });
-  shapes.push({ layer, role: "shade", detail: true, d: buildBlobPath(rng, x + rx * 0.25, cy + ry * 0.35, rx * 0.6, ry * 0.45, 0.2, 9), fill: solid(shade), opacity: 0.55 });
-  shapes.push({ layer, role: "tree", detail: true, d: buildBlobPath(rng, x - rx * 0.3, cy - ry * 0.35, rx * 0.35, ry * 0.25, 0.2, 8), fill: solid(lightenColor(crown, 0.25)), opacity: 0.5 });
+  shapes.push({
+    layer,
+    role: "tree",
+    outline: true,
+    d: buildBlobPath(rng, x, cy, rx, ry, 0.14, 11),
+    fill: vertical(lightenColor(crown, 0.12), shade),
+  });
+  shapes.push({
+    layer,
+    role: "shade",
+    detail: true,
+    d: buildBlobPath(rng, x + rx * 0.25, cy + ry * 0.35, rx * 0.6, ry * 0.45, 0.2, 9),
+    fill: solid(shade),
+    opacity: 0.55,
+  });
+  shapes.push({
+    layer,
+    role: "tree",
+    detail: true,
+    d: buildBlobPath(rng, x - rx * 0.3, cy - ry * 0.35, rx * 0.35, ry * 0.25, 0.2, 8),
+    fill: solid(lightenColor(crown, 0.25)),
+    opacity: 0.5,
+  });
   return shapes;
 }
 
@@ -52,7 +113,10 @@ export function buildPalm(ctx: SceneContext, x: number, baseY: number, h: number
   const topY = baseY - h;
   const along = (t: number): Point => {
     const u = 1 - t;
-    return [u * u * x + 2 * u * t * (x + lean * h * 0.02) + t * t * topX, u * u * baseY + 2 * u * t * (baseY - h * 0.5) + t * t * topY];
+    return [
+      u * u * x + 2 * u * t * (x + lean * h * 0.02) + t * t * topX,
+      u * u * baseY + 2 * u * t * (baseY - h * 0.5) + t * t * topY,
+    ];
   };
   const left: Point[] = [];
   const right: Point[] = [];
@@ -79,7 +143,13 @@ export function buildPalm(ctx: SceneContext, x: number, baseY: number, h: number
       `Q${f(mid[0] - nx * w)} ${f(mid[1] - ny * w)} ${f(topX)} ${f(topY)}Z`;
   }
   return [
-    { layer, role: "trunk", outline: true, d: buildPolygonPath([...left, ...right.reverse()]), fill: vertical(lightenColor(p.trunk, 0.25), p.trunk) },
+    {
+      layer,
+      role: "trunk",
+      outline: true,
+      d: buildPolygonPath([...left, ...right.reverse()]),
+      fill: vertical(lightenColor(p.trunk, 0.25), p.trunk),
+    },
     { layer, role: "tree", outline: true, d: fronds, fill: vertical(lightenColor(p.foliage, 0.15), p.foliageShade) },
   ];
 }
@@ -114,7 +184,7 @@ export function buildFlowers(ctx: SceneContext, fromY: number, toY: number): Sha
   let stems = "";
   let centres = "";
   const count = Math.round((width / unit) * 55);
-  const spots = Array.from({ length: count }, () => ({ x: rng.between(0, width), t: Math.pow(rng.next(), 0.8) }));
+  const spots = Array.from({ length: count }, () => ({ x: rng.between(0, width), t: rng.next() ** 0.8 }));
   spots.sort((a, b) => a.t - b.t);
   for (const { x, t } of spots) {
     const y = fromY + (toY - fromY) * t;
@@ -131,7 +201,9 @@ export function buildFlowers(ctx: SceneContext, fromY: number, toY: number): Sha
     }
     centres += buildCirclePath(x, y, s * 0.36);
   }
-  const shapes: Shape[] = [{ layer: "fore", role: "stem", d: stems, stroke: { color: p.foliageShade, width: unit * 0.0025 } }];
+  const shapes: Shape[] = [
+    { layer: "fore", role: "stem", d: stems, stroke: { color: p.foliageShade, width: unit * 0.0025 } },
+  ];
   colors.forEach((color, i) => {
     if (petals[i]) shapes.push({ layer: "fore", role: "flower", outline: true, d: petals[i], fill: solid(color) });
   });
@@ -146,7 +218,7 @@ export function buildGrass(ctx: SceneContext, findY: (x: number) => number, toY:
   for (let i = 0, n = Math.round((width / unit) * 90); i < n; i++) {
     const x = rng.between(0, width);
     const top = findY(x) + unit * 0.015;
-    const y = top + (toY - top) * Math.pow(rng.next(), 0.7);
+    const y = top + (toY - top) * rng.next() ** 0.7;
     const s = unit * (0.008 + 0.02 * ((y - top) / Math.max(1, toY - top)));
     for (let k = -1; k <= 1; k++) {
       d += buildPolylinePath([
@@ -155,5 +227,11 @@ export function buildGrass(ctx: SceneContext, findY: (x: number) => number, toY:
       ]);
     }
   }
-  return { layer: "fore", role: "grass", detail: true, d, stroke: { color: p.nearShade, width: unit * 0.002, opacity: 0.7 } };
+  return {
+    layer: "fore",
+    role: "grass",
+    detail: true,
+    d,
+    stroke: { color: p.nearShade, width: unit * 0.002, opacity: 0.7 },
+  };
 }

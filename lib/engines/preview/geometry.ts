@@ -33,9 +33,17 @@ export function buildSmoothPath(points: readonly Point[], closed: boolean): stri
     const p3 = at(i + 2);
     d +=
       "C" +
-      f(p1[0] + (p2[0] - p0[0]) / 6) + " " + f(p1[1] + (p2[1] - p0[1]) / 6) + " " +
-      f(p2[0] - (p3[0] - p1[0]) / 6) + " " + f(p2[1] - (p3[1] - p1[1]) / 6) + " " +
-      f(p2[0]) + " " + f(p2[1]);
+      f(p1[0] + (p2[0] - p0[0]) / 6) +
+      " " +
+      f(p1[1] + (p2[1] - p0[1]) / 6) +
+      " " +
+      f(p2[0] - (p3[0] - p1[0]) / 6) +
+      " " +
+      f(p2[1] - (p3[1] - p1[1]) / 6) +
+      " " +
+      f(p2[0]) +
+      " " +
+      f(p2[1]);
   }
   return closed ? d + "Z" : d;
 }
@@ -56,7 +64,15 @@ export function buildRectPath(x: number, y: number, width: number, height: numbe
 }
 
 /** A lumpy closed outline: tree canopies, bushes, lakes. */
-export function buildBlobPath(rng: Rng, cx: number, cy: number, rx: number, ry: number, lumpiness: number, count: number): string {
+export function buildBlobPath(
+  rng: Rng,
+  cx: number,
+  cy: number,
+  rx: number,
+  ry: number,
+  lumpiness: number,
+  count: number,
+): string {
   const points: Point[] = [];
   const phase = rng.between(0, Math.PI * 2);
   for (let i = 0; i < count; i++) {

@@ -1,8 +1,8 @@
 // The Isometric preset gets its own composition: a tiled diorama block whose tiles carry the prompt's subjects.
-import { BLACK, convertHsl, lightenColor, mixColors, scaleColor, WHITE, type Rgb } from "./color";
+import { BLACK, convertHsl, lightenColor, mixColors, type Rgb, scaleColor, WHITE } from "./color";
 import { buildCactus } from "./flora";
 import { buildCirclePath, buildPolygonPath, buildPolylinePath, type Point } from "./geometry";
-import { solid, vertical, type Scene, type SceneContext, type Shape } from "./shapes";
+import { type Scene, type SceneContext, type Shape, solid, vertical } from "./shapes";
 import { buildClouds, buildLight, buildSky, buildSkyStops, buildStars, buildWeather, placeLight } from "./sky";
 import { LAND_SUBJECTS, type Subject } from "./subjects";
 
@@ -20,7 +20,12 @@ export function buildIsometric(ctx: SceneContext): Scene {
   const project = (i: number, j: number): Point => [cx + (i - j) * tile, cy - half / 2 + ((i + j) * tile) / 2];
   const raise = (pt: Point, h: number): Point => [pt[0], pt[1] - h];
   const outlineTile = (i0: number, j0: number, i1: number, j1: number, h = 0): string =>
-    buildPolygonPath([raise(project(i0, j0), h), raise(project(i1, j0), h), raise(project(i1, j1), h), raise(project(i0, j1), h)]);
+    buildPolygonPath([
+      raise(project(i0, j0), h),
+      raise(project(i1, j0), h),
+      raise(project(i1, j1), h),
+      raise(project(i0, j1), h),
+    ]);
 
   const cells: Cell[][] = Array.from({ length: n }, () => Array.from({ length: n }, (): Cell => "land"));
   const taken: boolean[][] = Array.from({ length: n }, () => Array.from({ length: n }, () => false));
@@ -51,22 +56,43 @@ export function buildIsometric(ctx: SceneContext): Scene {
     const k = Math.min(3, n - 3);
     const i0 = rng.int(0, 1);
     const j0 = rng.int(0, 1);
-    for (let i = i0; i < i0 + k; i++) for (let j = j0; j < j0 + k; j++) {
-      cells[i][j] = "land";
-      taken[i][j] = true;
-    }
+    for (let i = i0; i < i0 + k; i++)
+      for (let j = j0; j < j0 + k; j++) {
+        cells[i][j] = "land";
+        taken[i][j] = true;
+      }
     const apex = raise(project(i0 + k / 2, j0 + k / 2), tile * k * rng.between(1.1, 1.5));
     const left = project(i0, j0 + k);
     const front = project(i0 + k, j0 + k);
     const right = project(i0 + k, j0);
-    const outlineCap = (a: Point, b: Point, t: number): Point[] => [apex, mixPoint(apex, b, t), mixPoint(mixPoint(apex, a, t), mixPoint(apex, b, t), 0.5), mixPoint(apex, a, t)];
+    const outlineCap = (a: Point, b: Point, t: number): Point[] => [
+      apex,
+      mixPoint(apex, b, t),
+      mixPoint(mixPoint(apex, a, t), mixPoint(apex, b, t), 0.5),
+      mixPoint(apex, a, t),
+    ];
     const shapes: Shape[] = [
       { layer: "fore", role: "mountain", d: buildPolygonPath([left, front, apex]), fill: solid(p.rock) },
-      { layer: "fore", role: "mountain", d: buildPolygonPath([front, right, apex]), fill: solid(scaleColor(p.rock, 0.7)) },
+      {
+        layer: "fore",
+        role: "mountain",
+        d: buildPolygonPath([front, right, apex]),
+        fill: solid(scaleColor(p.rock, 0.7)),
+      },
     ];
     const t = has("snow") ? 0.5 : 0.3;
-    shapes.push({ layer: "fore", role: "snowcap", d: buildPolygonPath(outlineCap(left, front, t)), fill: solid(p.snow) });
-    shapes.push({ layer: "fore", role: "snowcap", d: buildPolygonPath(outlineCap(right, front, t).reverse()), fill: solid(scaleColor(p.snow, 0.82)) });
+    shapes.push({
+      layer: "fore",
+      role: "snowcap",
+      d: buildPolygonPath(outlineCap(left, front, t)),
+      fill: solid(p.snow),
+    });
+    shapes.push({
+      layer: "fore",
+      role: "snowcap",
+      d: buildPolygonPath(outlineCap(right, front, t).reverse()),
+      fill: solid(scaleColor(p.snow, 0.82)),
+    });
     pieces.push({ depth: i0 + j0 + 2 * (k - 1), shapes });
   }
 
@@ -82,25 +108,52 @@ export function buildIsometric(ctx: SceneContext): Scene {
       const centre = project(i + 0.5, j + 0.5);
       if (city && roll < (forest ? 0.35 : 0.55)) {
         const h = tile * rng.between(0.5, towers) * (height > width ? 1.3 : 1);
-        pieces.push({ depth: i + j, shapes: buildBox(ctx, project, i + 0.1, j + 0.1, i + 0.9, j + 0.9, h, mixColors(p.building, p.skyHorizon, rng.between(0, 0.25))) });
+        pieces.push({
+          depth: i + j,
+          shapes: buildBox(
+            ctx,
+            project,
+            i + 0.1,
+            j + 0.1,
+            i + 0.9,
+            j + 0.9,
+            h,
+            mixColors(p.building, p.skyHorizon, rng.between(0, 0.25)),
+          ),
+        });
         shadows += outlineTile(i + 0.1, j + 0.1, Math.min(n, i + 0.9 + h / tile / 2), j + 0.9);
       } else if ((forest && roll < 0.6) || ((has("tree") || has("palm")) && roll < 0.25) || (bare && roll < 0.22)) {
         const h = tile * rng.between(0.9, 1.5);
-        pieces.push({ depth: i + j, shapes: forest && rng.chance(0.8) ? buildCone(ctx, centre, tile * 0.32, h) : buildBall(ctx, centre, tile * 0.36, h) });
+        pieces.push({
+          depth: i + j,
+          shapes:
+            forest && rng.chance(0.8) ? buildCone(ctx, centre, tile * 0.32, h) : buildBall(ctx, centre, tile * 0.36, h),
+        });
         shadows += outlineTile(i + 0.2, j + 0.25, Math.min(n, i + 0.8 + h / tile / 3), j + 0.75);
       } else if (has("desert") && roll < 0.15) {
-        pieces.push({ depth: i + j, shapes: [{ ...buildCactus(ctx, centre[0], centre[1], tile * 0.9), outline: false }] });
+        pieces.push({
+          depth: i + j,
+          shapes: [{ ...buildCactus(ctx, centre[0], centre[1], tile * 0.9), outline: false }],
+        });
       } else if ((has("flower") && roll < 0.75) || (bare && roll < 0.4)) {
-        for (let k = 0; k < 5; k++) flowerDots[k % 3] += buildCirclePath(...project(i + rng.between(0.15, 0.85), j + rng.between(0.15, 0.85)), tile * 0.07);
+        for (let k = 0; k < 5; k++)
+          flowerDots[k % 3] += buildCirclePath(
+            ...project(i + rng.between(0.15, 0.85), j + rng.between(0.15, 0.85)),
+            tile * 0.07,
+          );
       } else if (roll > 0.93) {
-        pieces.push({ depth: i + j, shapes: buildBox(ctx, project, i + 0.3, j + 0.3, i + 0.7, j + 0.6, tile * 0.2, mixColors(p.rock, WHITE, 0.2)) });
+        pieces.push({
+          depth: i + j,
+          shapes: buildBox(ctx, project, i + 0.3, j + 0.3, i + 0.7, j + 0.6, tile * 0.2, mixColors(p.rock, WHITE, 0.2)),
+        });
       }
     }
   }
 
   const horizonY = height * 0.5;
   const light = placeLight(ctx, horizonY);
-  const lightShown = light.kind === "none" ? light : { ...light, y: Math.min(light.y, height * 0.22), r: light.r * 0.8 };
+  const lightShown =
+    light.kind === "none" ? light : { ...light, y: Math.min(light.y, height * 0.22), r: light.r * 0.8 };
   const skyStops = buildSkyStops(ctx, height * 0.85);
   const shapes: Shape[] = [buildSky(ctx, skyStops)];
   if (p.time === "night") shapes.push(...buildStars(ctx, height));
@@ -111,11 +164,32 @@ export function buildIsometric(ctx: SceneContext): Scene {
   const lip = thick * 0.22;
   const soil = convertHsl(24, 0.32, p.time === "night" ? 0.16 : 0.34);
   const turf = has("desert") ? p.sand : p.near;
-  const outlineSide = (a: Point, b: Point, from: number, to: number): string => buildPolygonPath([raise(a, -from), raise(b, -from), raise(b, -to), raise(a, -to)]);
-  shapes.push({ layer: "ground", role: "block", d: outlineSide(project(0, n), project(n, n), lip, thick), fill: vertical(soil, scaleColor(soil, 0.8)) });
-  shapes.push({ layer: "ground", role: "block", d: outlineSide(project(n, 0), project(n, n), lip, thick), fill: vertical(scaleColor(soil, 0.7), scaleColor(soil, 0.55)) });
-  shapes.push({ layer: "ground", role: "block", d: outlineSide(project(0, n), project(n, n), 0, lip), fill: solid(scaleColor(turf, 0.85)) });
-  shapes.push({ layer: "ground", role: "block", d: outlineSide(project(n, 0), project(n, n), 0, lip), fill: solid(scaleColor(turf, 0.62)) });
+  const outlineSide = (a: Point, b: Point, from: number, to: number): string =>
+    buildPolygonPath([raise(a, -from), raise(b, -from), raise(b, -to), raise(a, -to)]);
+  shapes.push({
+    layer: "ground",
+    role: "block",
+    d: outlineSide(project(0, n), project(n, n), lip, thick),
+    fill: vertical(soil, scaleColor(soil, 0.8)),
+  });
+  shapes.push({
+    layer: "ground",
+    role: "block",
+    d: outlineSide(project(n, 0), project(n, n), lip, thick),
+    fill: vertical(scaleColor(soil, 0.7), scaleColor(soil, 0.55)),
+  });
+  shapes.push({
+    layer: "ground",
+    role: "block",
+    d: outlineSide(project(0, n), project(n, n), 0, lip),
+    fill: solid(scaleColor(turf, 0.85)),
+  });
+  shapes.push({
+    layer: "ground",
+    role: "block",
+    d: outlineSide(project(n, 0), project(n, n), 0, lip),
+    fill: solid(scaleColor(turf, 0.62)),
+  });
 
   let landEven = "";
   let landOdd = "";
@@ -127,19 +201,36 @@ export function buildIsometric(ctx: SceneContext): Scene {
       if (cells[i][j] === "water") {
         water += d;
         const [x, y] = project(i + rng.between(0.3, 0.6), j + rng.between(0.3, 0.6));
-        ripples += buildPolylinePath([[x, y], [x + tile * 0.3, y + tile * 0.15]]);
+        ripples += buildPolylinePath([
+          [x, y],
+          [x + tile * 0.3, y + tile * 0.15],
+        ]);
       } else if ((i + j) % 2 === 0) landEven += d;
       else landOdd += d;
     }
   }
   const grid = { color: mixColors(turf, BLACK, 0.25), width: unit * 0.0012, opacity: 0.35 };
   shapes.push({ layer: "ground", role: "hill", d: landEven, fill: solid(turf), stroke: grid });
-  if (landOdd) shapes.push({ layer: "ground", role: "hill", d: landOdd, fill: solid(lightenColor(turf, 0.06)), stroke: grid });
+  if (landOdd)
+    shapes.push({ layer: "ground", role: "hill", d: landOdd, fill: solid(lightenColor(turf, 0.06)), stroke: grid });
   if (water) {
-    shapes.push({ layer: "ground", role: "water", d: water, fill: vertical(lightenColor(p.water, 0.15), p.water), stroke: { ...grid, color: scaleColor(p.water, 0.8) } });
-    shapes.push({ layer: "ground", role: "wave", detail: true, d: ripples, stroke: { color: lightenColor(p.water, 0.5), width: unit * 0.003, opacity: 0.7 } });
+    shapes.push({
+      layer: "ground",
+      role: "water",
+      d: water,
+      fill: vertical(lightenColor(p.water, 0.15), p.water),
+      stroke: { ...grid, color: scaleColor(p.water, 0.8) },
+    });
+    shapes.push({
+      layer: "ground",
+      role: "wave",
+      detail: true,
+      d: ripples,
+      stroke: { color: lightenColor(p.water, 0.5), width: unit * 0.003, opacity: 0.7 },
+    });
   }
-  if (shadows) shapes.push({ layer: "ground", role: "shade", detail: true, d: shadows, fill: solid(BLACK), opacity: 0.16 });
+  if (shadows)
+    shapes.push({ layer: "ground", role: "shade", detail: true, d: shadows, fill: solid(BLACK), opacity: 0.16 });
   const dotColors: Rgb[] = [p.accent, p.accent2, WHITE];
   flowerDots.forEach((d, k) => {
     if (d) shapes.push({ layer: "ground", role: "flower", d, fill: solid(dotColors[k]) });
@@ -151,13 +242,37 @@ export function buildIsometric(ctx: SceneContext): Scene {
 }
 
 // Top face lit, left face in half light, right face in shade: the whole look of the preset.
-function buildBox(ctx: SceneContext, project: (i: number, j: number) => Point, i0: number, j0: number, i1: number, j1: number, h: number, color: Rgb): Shape[] {
+function buildBox(
+  ctx: SceneContext,
+  project: (i: number, j: number) => Point,
+  i0: number,
+  j0: number,
+  i1: number,
+  j1: number,
+  h: number,
+  color: Rgb,
+): Shape[] {
   const { rng, unit, palette: p } = ctx;
   const lift = (pt: Point): Point => [pt[0], pt[1] - h];
   const shapes: Shape[] = [
-    { layer: "fore", role: "building", d: buildPolygonPath([project(i0, j1), project(i1, j1), lift(project(i1, j1)), lift(project(i0, j1))]), fill: solid(color) },
-    { layer: "fore", role: "building", d: buildPolygonPath([project(i1, j0), project(i1, j1), lift(project(i1, j1)), lift(project(i1, j0))]), fill: solid(scaleColor(color, 0.7)) },
-    { layer: "fore", role: "building", d: buildPolygonPath([lift(project(i0, j0)), lift(project(i1, j0)), lift(project(i1, j1)), lift(project(i0, j1))]), fill: solid(lightenColor(color, 0.25)) },
+    {
+      layer: "fore",
+      role: "building",
+      d: buildPolygonPath([project(i0, j1), project(i1, j1), lift(project(i1, j1)), lift(project(i0, j1))]),
+      fill: solid(color),
+    },
+    {
+      layer: "fore",
+      role: "building",
+      d: buildPolygonPath([project(i1, j0), project(i1, j1), lift(project(i1, j1)), lift(project(i1, j0))]),
+      fill: solid(scaleColor(color, 0.7)),
+    },
+    {
+      layer: "fore",
+      role: "building",
+      d: buildPolygonPath([lift(project(i0, j0)), lift(project(i1, j0)), lift(project(i1, j1)), lift(project(i0, j1))]),
+      fill: solid(lightenColor(color, 0.25)),
+    },
   ];
   const floor = unit * 0.022;
   if (h < floor * 2) return shapes;
@@ -172,11 +287,25 @@ function buildBox(ctx: SceneContext, project: (i: number, j: number) => Point, i
         if (!rng.chance(p.time === "day" ? 0.8 : 0.55)) continue;
         const s = mixPoint(a, b, u);
         const e = mixPoint(a, b, u + 0.22);
-        windows += buildPolygonPath([[s[0], s[1] - y], [e[0], e[1] - y], [e[0], e[1] - y - floor * 0.5], [s[0], s[1] - y - floor * 0.5]]);
+        windows += buildPolygonPath([
+          [s[0], s[1] - y],
+          [e[0], e[1] - y],
+          [e[0], e[1] - y - floor * 0.5],
+          [s[0], s[1] - y - floor * 0.5],
+        ]);
       }
     }
   }
-  if (windows) shapes.push({ layer: "fore", role: "window", detail: true, glow: p.time !== "day", d: windows, fill: solid(p.window), opacity: p.time === "day" ? 0.6 : 0.95 });
+  if (windows)
+    shapes.push({
+      layer: "fore",
+      role: "window",
+      detail: true,
+      glow: p.time !== "day",
+      d: windows,
+      fill: solid(p.window),
+      opacity: p.time === "day" ? 0.6 : 0.95,
+    });
   return shapes;
 }
 
@@ -186,8 +315,23 @@ function buildCone(ctx: SceneContext, base: Point, r: number, h: number): Shape[
   const apex: Point = [x, y - h];
   const front: Point = [x, y + r * 0.5];
   return [
-    { layer: "fore", role: "trunk", d: buildPolygonPath([[x - r * 0.12, y + r * 0.2], [x + r * 0.12, y + r * 0.2], [x + r * 0.12, y - h * 0.2], [x - r * 0.12, y - h * 0.2]]), fill: solid(p.trunk) },
-    { layer: "fore", role: "tree", d: buildPolygonPath([apex, [x - r, y], front]), fill: solid(lightenColor(p.foliage, 0.1)) },
+    {
+      layer: "fore",
+      role: "trunk",
+      d: buildPolygonPath([
+        [x - r * 0.12, y + r * 0.2],
+        [x + r * 0.12, y + r * 0.2],
+        [x + r * 0.12, y - h * 0.2],
+        [x - r * 0.12, y - h * 0.2],
+      ]),
+      fill: solid(p.trunk),
+    },
+    {
+      layer: "fore",
+      role: "tree",
+      d: buildPolygonPath([apex, [x - r, y], front]),
+      fill: solid(lightenColor(p.foliage, 0.1)),
+    },
     { layer: "fore", role: "tree", d: buildPolygonPath([apex, front, [x + r, y]]), fill: solid(p.foliageShade) },
   ];
 }
@@ -196,12 +340,33 @@ function buildBall(ctx: SceneContext, base: Point, r: number, h: number): Shape[
   const { palette: p } = ctx;
   const [x, y] = base;
   return [
-    { layer: "fore", role: "trunk", d: buildPolygonPath([[x - r * 0.14, y + r * 0.15], [x + r * 0.14, y + r * 0.15], [x + r * 0.1, y - h * 0.55], [x - r * 0.1, y - h * 0.55]]), fill: solid(p.trunk) },
+    {
+      layer: "fore",
+      role: "trunk",
+      d: buildPolygonPath([
+        [x - r * 0.14, y + r * 0.15],
+        [x + r * 0.14, y + r * 0.15],
+        [x + r * 0.1, y - h * 0.55],
+        [x - r * 0.1, y - h * 0.55],
+      ]),
+      fill: solid(p.trunk),
+    },
     {
       layer: "fore",
       role: "tree",
       d: buildCirclePath(x, y - h + r, r),
-      fill: { type: "radial", cx: 0.35, cy: 0.32, r: 0.75, stops: [{ at: 0, color: lightenColor(p.foliage, 0.3) }, { at: 0.55, color: p.foliage }, { at: 1, color: p.foliageShade }], bands: 3 },
+      fill: {
+        type: "radial",
+        cx: 0.35,
+        cy: 0.32,
+        r: 0.75,
+        stops: [
+          { at: 0, color: lightenColor(p.foliage, 0.3) },
+          { at: 0.55, color: p.foliage },
+          { at: 1, color: p.foliageShade },
+        ],
+        bands: 3,
+      },
     },
   ];
 }

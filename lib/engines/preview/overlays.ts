@@ -1,13 +1,30 @@
 // Finishing layers that give each style its character: grades of light, film artefacts, print textures, frames.
-import { formatHex, convertHsl, lightenColor, type Rgb } from "./color";
-import { buildBlobPath, buildCirclePath, buildPolygonPath, buildPolylinePath, buildRectPath, buildSparklePath, formatNumber as f, type Point } from "./geometry";
+import { convertHsl, formatHex, lightenColor, type Rgb } from "./color";
+import {
+  buildBlobPath,
+  buildCirclePath,
+  buildPolygonPath,
+  buildPolylinePath,
+  buildRectPath,
+  buildSparklePath,
+  formatNumber as f,
+  type Point,
+} from "./geometry";
 import type { Palette } from "./palette";
 import type { Rng } from "./seed";
 import type { Scene } from "./shapes";
 import type { OverlayName } from "./styles";
 import { addDef, formatFraction, paintFill, type SvgDocument } from "./svg";
 
-export type OverlayContext = { doc: SvgDocument; width: number; height: number; unit: number; rng: Rng; scene: Scene; palette: Palette };
+export type OverlayContext = {
+  doc: SvgDocument;
+  width: number;
+  height: number;
+  unit: number;
+  rng: Rng;
+  scene: Scene;
+  palette: Palette;
+};
 
 const BUILDERS: Record<OverlayName, (ctx: OverlayContext) => string> = {
   letterbox: ({ width, height }) => {
@@ -17,7 +34,15 @@ const BUILDERS: Record<OverlayName, (ctx: OverlayContext) => string> = {
   vignette: (ctx) => buildEdgeFade(ctx, [0, 0, 0], 0.26, 0.26),
   softVignette: (ctx) => buildEdgeFade(ctx, [0, 0, 0], 0.16, 0.24),
   paperEdge: (ctx) => buildEdgeFade(ctx, ctx.doc.treatment.paper ?? [255, 255, 255], 0.9, 0.09),
-  grain: (ctx) => buildSpeckle(ctx, [[0, 0, 0], [255, 255, 255]], 0.16),
+  grain: (ctx) =>
+    buildSpeckle(
+      ctx,
+      [
+        [0, 0, 0],
+        [255, 255, 255],
+      ],
+      0.16,
+    ),
   halftone: buildHalftone,
   // Uneven pigment: a few faint translucent blots over sky and land.
   washBlooms: ({ doc, width, height, unit, rng, palette }) => {
@@ -33,13 +58,29 @@ const BUILDERS: Record<OverlayName, (ctx: OverlayContext) => string> = {
   // Radial gradients cost ~10 ms per megapixel in librsvg, so they are drawn on circles no bigger than their reach.
   lightLeak: ({ doc, width, height, unit, rng }) => {
     const leaks: [number, number, number, Rgb, number][] = [
-      [rng.chance(0.5) ? 0 : width, height * rng.between(0.1, 0.6), unit * 0.55, convertHsl(rng.between(8, 28), 1, 0.58), 0.65],
-      [rng.between(0, width), rng.chance(0.5) ? 0 : height, unit * 0.32, convertHsl(rng.between(35, 50), 1, 0.62), 0.35],
+      [
+        rng.chance(0.5) ? 0 : width,
+        height * rng.between(0.1, 0.6),
+        unit * 0.55,
+        convertHsl(rng.between(8, 28), 1, 0.58),
+        0.65,
+      ],
+      [
+        rng.between(0, width),
+        rng.chance(0.5) ? 0 : height,
+        unit * 0.32,
+        convertHsl(rng.between(35, 50), 1, 0.62),
+        0.35,
+      ],
     ];
     return leaks
       .map(([x, y, r, color, strength]) => {
         const hex = formatHex(color);
-        const id = addDef(doc, (id) => `<radialGradient id="${id}"><stop offset="0" stop-color="${hex}" stop-opacity="${strength}"/><stop offset="0.45" stop-color="${hex}" stop-opacity="${formatFraction(strength * 0.35)}"/><stop offset="1" stop-color="${hex}" stop-opacity="0"/></radialGradient>`);
+        const id = addDef(
+          doc,
+          (id) =>
+            `<radialGradient id="${id}"><stop offset="0" stop-color="${hex}" stop-opacity="${strength}"/><stop offset="0.45" stop-color="${hex}" stop-opacity="${formatFraction(strength * 0.35)}"/><stop offset="1" stop-color="${hex}" stop-opacity="0"/></radialGradient>`,
+        );
         return `<path d="${buildCirclePath(x, y, r)}" fill="url(#${id})"/>`;
       })
       .join("");
@@ -54,10 +95,18 @@ const BUILDERS: Record<OverlayName, (ctx: OverlayContext) => string> = {
     for (let i = 0; i < count; i++) {
       const a = start + (i / count) * Math.PI * 2 + rng.between(-0.2, 0.2);
       const spread = rng.between(0.03, 0.07);
-      d += buildPolygonPath([origin, [origin[0] + Math.cos(a - spread) * reach, origin[1] + Math.sin(a - spread) * reach], [origin[0] + Math.cos(a + spread) * reach, origin[1] + Math.sin(a + spread) * reach]]);
+      d += buildPolygonPath([
+        origin,
+        [origin[0] + Math.cos(a - spread) * reach, origin[1] + Math.sin(a - spread) * reach],
+        [origin[0] + Math.cos(a + spread) * reach, origin[1] + Math.sin(a + spread) * reach],
+      ]);
     }
     const glow = formatHex(doc.treatment.grade(lightenColor(palette.sunGlow, 0.4)));
-    const id = addDef(doc, (id) => `<radialGradient id="${id}" gradientUnits="userSpaceOnUse" cx="${f(origin[0])}" cy="${f(origin[1])}" r="${f(unit * 1.1)}"><stop offset="0" stop-color="${glow}" stop-opacity="0.32"/><stop offset="0.35" stop-color="${glow}" stop-opacity="0.14"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`);
+    const id = addDef(
+      doc,
+      (id) =>
+        `<radialGradient id="${id}" gradientUnits="userSpaceOnUse" cx="${f(origin[0])}" cy="${f(origin[1])}" r="${f(unit * 1.1)}"><stop offset="0" stop-color="${glow}" stop-opacity="0.32"/><stop offset="0.35" stop-color="${glow}" stop-opacity="0.14"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`,
+    );
     return `<path d="${d}" fill="url(#${id})"/>`;
   },
   sparkles: ({ doc, width, height, unit, rng, scene, palette }) => {
@@ -88,31 +137,50 @@ const BUILDERS: Record<OverlayName, (ctx: OverlayContext) => string> = {
     if (light.kind === "none") return "";
     const glow = formatHex(doc.treatment.grade(palette.sunGlow));
     const strength = light.kind === "moon" ? 0.16 : 0.36;
-    const id = addDef(doc, (id) => `<radialGradient id="${id}"><stop offset="0" stop-color="${glow}" stop-opacity="${strength}"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`);
+    const id = addDef(
+      doc,
+      (id) =>
+        `<radialGradient id="${id}"><stop offset="0" stop-color="${glow}" stop-opacity="${strength}"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`,
+    );
     return `<path d="${buildCirclePath(light.x, light.y, unit * 0.6)}" fill="url(#${id})"/>`;
   },
   flare: ({ doc, width, unit, scene }) => {
     const { light } = scene;
     if (light.kind === "none" || light.y > scene.horizonY) return "";
-    const id = addDef(doc, (id) => `<radialGradient id="${id}"><stop offset="0" stop-color="#e6f6ff" stop-opacity="0.9"/><stop offset="0.35" stop-color="#6fc3ff" stop-opacity="0.35"/><stop offset="1" stop-color="#2a8cff" stop-opacity="0"/></radialGradient>`);
+    const id = addDef(
+      doc,
+      (id) =>
+        `<radialGradient id="${id}"><stop offset="0" stop-color="#e6f6ff" stop-opacity="0.9"/><stop offset="0.35" stop-color="#6fc3ff" stop-opacity="0.35"/><stop offset="1" stop-color="#2a8cff" stop-opacity="0"/></radialGradient>`,
+    );
     return `<path d="${buildRectPath(light.x - width * 0.55, light.y - unit * 0.008, width * 1.1, unit * 0.016)}" fill="url(#${id})"/><path d="${buildRectPath(light.x - width * 0.3, light.y - unit * 0.03, width * 0.6, unit * 0.06)}" fill="url(#${id})" fill-opacity="0.3"/>`;
   },
   bloom: ({ doc, unit, scene, palette }) => {
     const { light } = scene;
     if (light.kind === "none") return "";
     const glow = formatHex(doc.treatment.grade(lightenColor(palette.sunGlow, 0.3)));
-    const id = addDef(doc, (id) => `<radialGradient id="${id}"><stop offset="0" stop-color="${glow}" stop-opacity="0.5"/><stop offset="0.4" stop-color="${glow}" stop-opacity="0.18"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`);
+    const id = addDef(
+      doc,
+      (id) =>
+        `<radialGradient id="${id}"><stop offset="0" stop-color="${glow}" stop-opacity="0.5"/><stop offset="0.4" stop-color="${glow}" stop-opacity="0.18"/><stop offset="1" stop-color="${glow}" stop-opacity="0"/></radialGradient>`,
+    );
     return `<path d="${buildCirclePath(light.x, light.y, unit * 0.6)}" fill="url(#${id})"/>`;
   },
   neonGrid: ({ width, height, unit, scene }) => {
     const top = scene.horizonY;
     let d = "";
     for (let k = 1; k <= 14; k++) {
-      const y = top + (height - top) * Math.pow(k / 14, 2.2);
-      d += buildPolylinePath([[0, y], [width, y]]);
+      const y = top + (height - top) * (k / 14) ** 2.2;
+      d += buildPolylinePath([
+        [0, y],
+        [width, y],
+      ]);
     }
     const vx = width / 2;
-    for (let k = -12; k <= 12; k++) d += buildPolylinePath([[vx, top], [vx + k * width * 0.14, height]]);
+    for (let k = -12; k <= 12; k++)
+      d += buildPolylinePath([
+        [vx, top],
+        [vx + k * width * 0.14, height],
+      ]);
     const w = unit * 0.0018;
     return `<path d="${d}" fill="none" stroke="#00eaff" stroke-width="${f(w * 4)}" stroke-opacity="0.12"/><path d="${d}" fill="none" stroke="#7ff6ff" stroke-width="${f(w)}" stroke-opacity="0.5"/>`;
   },
@@ -137,7 +205,12 @@ export function buildOverlay(name: OverlayName, ctx: OverlayContext): string {
 }
 
 // Four linear edge fades instead of one radial: nearly the same look at a fraction of the raster cost.
-function buildEdgeFade({ doc, width, height, unit }: OverlayContext, color: Rgb, strength: number, depth: number): string {
+function buildEdgeFade(
+  { doc, width, height, unit }: OverlayContext,
+  color: Rgb,
+  strength: number,
+  depth: number,
+): string {
   const hex = formatHex(color);
   const stops = `<stop offset="0" stop-color="${hex}" stop-opacity="${formatFraction(strength)}"/><stop offset="1" stop-color="${hex}" stop-opacity="0"/>`;
   const down = addDef(doc, (id) => `<linearGradient id="${id}" x1="0" y1="0" x2="0" y2="1">${stops}</linearGradient>`);
@@ -163,8 +236,13 @@ function buildSpeckle({ doc, width, height, rng }: OverlayContext, colors: Rgb[]
     dots[rng.int(0, colors.length - 1)] += buildRectPath(rng.between(0, size), rng.between(0, size), s, s);
   }
   // Integer tile, and fill-opacity inside it: fractional tiles or per-element opacity make librsvg 10–100× slower.
-  const tile = dots.map((d, i) => `<path d="${d}" fill="${formatHex(colors[i])}" fill-opacity="${formatFraction(strength)}"/>`).join("");
-  const id = addDef(doc, (id) => `<pattern id="${id}" width="${size}" height="${size}" patternUnits="userSpaceOnUse">${tile}</pattern>`);
+  const tile = dots
+    .map((d, i) => `<path d="${d}" fill="${formatHex(colors[i])}" fill-opacity="${formatFraction(strength)}"/>`)
+    .join("");
+  const id = addDef(
+    doc,
+    (id) => `<pattern id="${id}" width="${size}" height="${size}" patternUnits="userSpaceOnUse">${tile}</pattern>`,
+  );
   return `<path d="${buildRectPath(0, 0, width, height)}" fill="url(#${id})"/>`;
 }
 
@@ -181,7 +259,11 @@ function buildHalftone({ doc, width, height, unit }: OverlayContext): string {
   return bands
     .map(([from, to, radius]) => {
       const r = f(cell * radius);
-      const id = addDef(doc, (id) => `<pattern id="${id}" width="${f(cell)}" height="${f(cell)}" patternUnits="userSpaceOnUse"><circle cx="${f(cell / 4)}" cy="${f(cell / 4)}" r="${r}" fill-opacity="0.28"/><circle cx="${f((cell * 3) / 4)}" cy="${f((cell * 3) / 4)}" r="${r}" fill-opacity="0.28"/></pattern>`);
+      const id = addDef(
+        doc,
+        (id) =>
+          `<pattern id="${id}" width="${f(cell)}" height="${f(cell)}" patternUnits="userSpaceOnUse"><circle cx="${f(cell / 4)}" cy="${f(cell / 4)}" r="${r}" fill-opacity="0.28"/><circle cx="${f((cell * 3) / 4)}" cy="${f((cell * 3) / 4)}" r="${r}" fill-opacity="0.28"/></pattern>`,
+      );
       return `<path d="${buildRectPath(0, height * from, width, height * (to - from))}" fill="url(#${id})"/>`;
     })
     .join("");

@@ -1,5 +1,5 @@
 // Picks the colours of one picture: time of day and terrain come from the prompt, the exact hues from the seed.
-import { convertHsl, lightenColor, mixColors, scaleColor, type Rgb } from "./color";
+import { convertHsl, lightenColor, mixColors, type Rgb, scaleColor } from "./color";
 import type { Rng } from "./seed";
 import type { Subject } from "./subjects";
 
@@ -43,11 +43,18 @@ export function createPalette(rng: Rng, subjects: ReadonlySet<Subject>, tintHue?
   const overcast = subjects.has("rain") || subjects.has("storm");
   const baseSkyHue = rng.between(196, 226);
   // Only neighbouring hues (teal, violet) nudge the sky; "red flowers" should not turn a blue sky purple.
-  const skyHue = tintHue === undefined || measureHueDistance(baseSkyHue, tintHue) > 70 ? baseSkyHue : pullHue(baseSkyHue, tintHue, 0.4);
+  const skyHue =
+    tintHue === undefined || measureHueDistance(baseSkyHue, tintHue) > 70
+      ? baseSkyHue
+      : pullHue(baseSkyHue, tintHue, 0.4);
 
   const sky = pickSky(rng, time, skyHue, overcast, subjects.has("storm"));
   const veil = (color: Rgb, dayAmount = 0): Rgb =>
-    time === "night" ? mixColors(color, NIGHT_VEIL, 0.72) : time === "sunset" ? mixColors(color, DUSK_VEIL, 0.38) : mixColors(color, sky.skyHorizon, dayAmount);
+    time === "night"
+      ? mixColors(color, NIGHT_VEIL, 0.72)
+      : time === "sunset"
+        ? mixColors(color, DUSK_VEIL, 0.38)
+        : mixColors(color, sky.skyHorizon, dayAmount);
 
   const ground = veil(pickGround(rng, subjects));
   const rockHue = rng.chance(0.6) ? rng.between(205, 250) : rng.between(18, 40);
@@ -55,19 +62,27 @@ export function createPalette(rng: Rng, subjects: ReadonlySet<Subject>, tintHue?
   const foliageHue = subjects.has("desert") ? rng.between(95, 130) : rng.between(90, 150);
   const foliage = veil(convertHsl(foliageHue, rng.between(0.35, 0.55), rng.between(0.24, 0.32)));
   const accentHue = tintHue ?? rng.between(0, 360);
-  const waterBase = time === "sunset" ? mixColors(sky.skyMid, convertHsl(230, 0.5, 0.25), 0.5) : convertHsl(skyHue + 6, 0.6, 0.4);
+  const waterBase =
+    time === "sunset" ? mixColors(sky.skyMid, convertHsl(230, 0.5, 0.25), 0.5) : convertHsl(skyHue + 6, 0.6, 0.4);
 
   return {
     time,
     overcast,
     ...sky,
     rock,
-    snow: time === "night" ? convertHsl(222, 0.25, 0.62) : time === "sunset" ? convertHsl(330, 0.45, 0.88) : convertHsl(208, 0.35, 0.96),
+    snow:
+      time === "night"
+        ? convertHsl(222, 0.25, 0.62)
+        : time === "sunset"
+          ? convertHsl(330, 0.45, 0.88)
+          : convertHsl(208, 0.35, 0.96),
     far: mixColors(ground, sky.skyHorizon, 0.55),
     mid: mixColors(ground, sky.skyHorizon, 0.22),
     near: ground,
     // Snow in shade stays bright and turns blue; darkening it like grass would read as slush.
-    nearShade: subjects.has("snow") ? mixColors(ground, veil(convertHsl(214, 0.4, 0.84)), 0.35) : scaleColor(ground, 0.74),
+    nearShade: subjects.has("snow")
+      ? mixColors(ground, veil(convertHsl(214, 0.4, 0.84)), 0.35)
+      : scaleColor(ground, 0.74),
     sand: veil(convertHsl(rng.between(34, 44), 0.5, 0.72)),
     water: veil(waterBase),
     waterDeep: veil(scaleColor(waterBase, 0.55)),

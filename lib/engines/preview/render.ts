@@ -11,10 +11,13 @@ import { buildLandscape } from "./scene";
 import { createRng, deriveSeed, hashString } from "./seed";
 import type { Layer, SceneContext } from "./shapes";
 import { getTreatment, type OverlayName } from "./styles";
-import { createDocument, emitShape } from "./svg";
 import { findSubjects, findTintHue } from "./subjects";
+import { createDocument, emitShape } from "./svg";
 
-export type PreviewJob = Pick<GenerateJob, "prompt" | "style" | "ratio" | "model" | "width" | "height" | "seed" | "negativePrompt">;
+export type PreviewJob = Pick<
+  GenerateJob,
+  "prompt" | "style" | "ratio" | "model" | "width" | "height" | "seed" | "negativePrompt"
+>;
 
 export type PreviewSvg = {
   svg: string;
@@ -30,7 +33,14 @@ const MAX_SIDE = 4096;
 
 export function buildPreviewSvg(job: PreviewJob): PreviewSvg {
   const { width, height } = job;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 16 || height < 16 || width > MAX_SIDE || height > MAX_SIDE) {
+  if (
+    !Number.isInteger(width) ||
+    !Number.isInteger(height) ||
+    width < 16 ||
+    height < 16 ||
+    width > MAX_SIDE ||
+    height > MAX_SIDE
+  ) {
     throw new RangeError(`preview engine cannot render ${width}×${height}`);
   }
   const seed = job.seed ?? deriveSeed(job.prompt);
@@ -45,7 +55,8 @@ export function buildPreviewSvg(job: PreviewJob): PreviewSvg {
 
   const doc = createDocument(unit, treatment);
   if (treatment.fill === "line") doc.body.push(`<path d="${buildRectPath(0, 0, width, height)}" fill="#fff"/>`);
-  else if (treatment.paper) doc.body.push(`<path d="${buildRectPath(0, 0, width, height)}" fill="${formatHex(treatment.paper)}"/>`);
+  else if (treatment.paper)
+    doc.body.push(`<path d="${buildRectPath(0, 0, width, height)}" fill="${formatHex(treatment.paper)}"/>`);
 
   const overlayCtx: OverlayContext = { doc, width, height, unit, rng, scene, palette };
   const addOverlays = (names: OverlayName[] | undefined): void => {
@@ -89,7 +100,9 @@ export async function renderPreview(job: PreviewJob, signal?: AbortSignal): Prom
     const { width, height, channels } = small.info;
     image = sharp(small.data, { raw: { width, height, channels } })
       .resize(job.width, job.height, { kernel: "nearest", fit: "fill" })
-      .composite([{ input: Buffer.from(pixelated.caption.svg), left: pixelated.caption.left, top: pixelated.caption.top }]);
+      .composite([
+        { input: Buffer.from(pixelated.caption.svg), left: pixelated.caption.left, top: pixelated.caption.top },
+      ]);
   }
   const png = await image.removeAlpha().png(PNG_OPTIONS).toBuffer();
   return { png, seed };

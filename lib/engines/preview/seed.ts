@@ -39,7 +39,7 @@ export function createRng(seed: number): Rng {
     next,
     between: (min, max) => min + (max - min) * next(),
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
     chance: (probability) => next() < probability,
   };
 }

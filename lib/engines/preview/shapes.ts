@@ -68,7 +68,14 @@ export function solid(color: Rgb): Fill {
 }
 
 export function vertical(top: Rgb, bottom: Rgb, bands = 2): Fill {
-  return { type: "linear", stops: [{ at: 0, color: top }, { at: 1, color: bottom }], bands };
+  return {
+    type: "linear",
+    stops: [
+      { at: 0, color: top },
+      { at: 1, color: bottom },
+    ],
+    bands,
+  };
 }
 
 /** Everything a scene builder needs to know about the picture it is laying out. */

@@ -1,7 +1,15 @@
 // Sky, light source, stars, clouds and weather: everything above or in front of the land that is not land.
 import { lightenColor, mixColors, WHITE } from "./color";
-import { buildCirclePath, buildCloudPath, buildPolylinePath, buildRectPath, buildSparklePath, formatNumber as f, type Point } from "./geometry";
-import { solid, vertical, type Light, type SceneContext, type Shape, type Stop } from "./shapes";
+import {
+  buildCirclePath,
+  buildCloudPath,
+  buildPolylinePath,
+  buildRectPath,
+  buildSparklePath,
+  formatNumber as f,
+  type Point,
+} from "./geometry";
+import { type Light, type SceneContext, type Shape, type Stop, solid, vertical } from "./shapes";
 
 export function buildSkyStops(ctx: SceneContext, horizonY: number): Stop[] {
   const { palette: p, height } = ctx;
@@ -29,15 +37,26 @@ export function buildSky(ctx: SceneContext, stops: Stop[]): Shape {
 export function placeLight(ctx: SceneContext, horizonY: number, landTop = 0): Light {
   const { rng, width, height, unit, subjects, palette } = ctx;
   const x = width * rng.between(0.2, 0.8);
-  if (palette.time === "night") return { kind: "moon", x, y: horizonY * rng.between(0.18, 0.42), r: unit * rng.between(0.045, 0.07) };
+  if (palette.time === "night")
+    return { kind: "moon", x, y: horizonY * rng.between(0.18, 0.42), r: unit * rng.between(0.045, 0.07) };
   const wantsSun = subjects.has("sun") || subjects.has("sunset") || subjects.has("desert");
   if (!wantsSun && (palette.overcast || rng.chance(0.35))) return { kind: "none", x, y: height * 0.2, r: 0 };
   if (palette.time === "sunset") {
     const r = unit * rng.between(0.08, 0.11);
-    return { kind: "sun", x, y: horizonY - Math.max(unit * rng.between(0.02, 0.09), landTop * rng.between(0.75, 1.05) + r * 0.3), r };
+    return {
+      kind: "sun",
+      x,
+      y: horizonY - Math.max(unit * rng.between(0.02, 0.09), landTop * rng.between(0.75, 1.05) + r * 0.3),
+      r,
+    };
   }
   const r = unit * rng.between(0.05, 0.075);
-  return { kind: "sun", x, y: Math.min(horizonY * rng.between(0.22, 0.45), Math.max(r * 1.5, horizonY - landTop - r * 1.5)), r };
+  return {
+    kind: "sun",
+    x,
+    y: Math.min(horizonY * rng.between(0.22, 0.45), Math.max(r * 1.5, horizonY - landTop - r * 1.5)),
+    r,
+  };
 }
 
 export function buildLight(ctx: SceneContext, light: Light): Shape[] {
@@ -66,7 +85,14 @@ export function buildLight(ctx: SceneContext, light: Light): Shape[] {
       role: "sun",
       outline: true,
       d: buildCirclePath(x, y, r),
-      fill: { type: "radial", stops: [{ at: 0, color: lightenColor(p.sun, 0.6) }, { at: 1, color: p.sun }], bands: 2 },
+      fill: {
+        type: "radial",
+        stops: [
+          { at: 0, color: lightenColor(p.sun, 0.6) },
+          { at: 1, color: p.sun },
+        ],
+        bands: 2,
+      },
     };
     return [halo, disc];
   }
@@ -84,9 +110,20 @@ export function buildLight(ctx: SceneContext, light: Light): Shape[] {
     shapes.push({ layer: "sky", role: "moon", outline: true, d: buildCirclePath(x, y, r), fill: solid(p.sun) });
     let craters = "";
     for (let i = 0; i < 4; i++) {
-      craters += buildCirclePath(x + r * rng.between(-0.5, 0.5), y + r * rng.between(-0.5, 0.5), r * rng.between(0.1, 0.22));
+      craters += buildCirclePath(
+        x + r * rng.between(-0.5, 0.5),
+        y + r * rng.between(-0.5, 0.5),
+        r * rng.between(0.1, 0.22),
+      );
     }
-    shapes.push({ layer: "sky", role: "moon", detail: true, d: craters, fill: solid(mixColors(p.sun, p.skyMid, 0.3)), opacity: 0.6 });
+    shapes.push({
+      layer: "sky",
+      role: "moon",
+      detail: true,
+      d: craters,
+      fill: solid(mixColors(p.sun, p.skyMid, 0.3)),
+      opacity: 0.6,
+    });
   }
   return shapes;
 }
@@ -98,7 +135,7 @@ export function buildStars(ctx: SceneContext, horizonY: number): Shape[] {
   let bright = "";
   for (let i = 0; i < count; i++) {
     const x = rng.between(0, width);
-    const y = horizonY * Math.pow(rng.next(), 1.3) * 0.95;
+    const y = horizonY * rng.next() ** 1.3 * 0.95;
     const big = rng.chance(0.2);
     const dot = buildCirclePath(x, y, unit * (big ? rng.between(0.0025, 0.004) : rng.between(0.001, 0.0022)));
     if (big) bright += dot;
@@ -106,12 +143,23 @@ export function buildStars(ctx: SceneContext, horizonY: number): Shape[] {
   }
   let sparkles = "";
   for (let i = 0, n = rng.int(4, 8); i < n; i++) {
-    sparkles += buildSparklePath(rng.between(0, width), horizonY * rng.between(0.05, 0.6), unit * rng.between(0.008, 0.016));
+    sparkles += buildSparklePath(
+      rng.between(0, width),
+      horizonY * rng.between(0.05, 0.6),
+      unit * rng.between(0.008, 0.016),
+    );
   }
   return [
     { layer: "sky", role: "star", d: dim, fill: solid(WHITE), opacity: 0.55 },
     { layer: "sky", role: "star", d: bright, fill: solid(WHITE), opacity: 0.95 },
-    { layer: "sky", role: "star", glow: true, d: sparkles, fill: solid(lightenColor(ctx.palette.sunGlow, 0.5)), opacity: 0.9 },
+    {
+      layer: "sky",
+      role: "star",
+      glow: true,
+      d: sparkles,
+      fill: solid(lightenColor(ctx.palette.sunGlow, 0.5)),
+      opacity: 0.9,
+    },
   ];
 }
 
@@ -122,7 +170,9 @@ export function buildClouds(ctx: SceneContext, horizonY: number): Shape[] {
   const shapes: Shape[] = [];
   for (let i = 0; i < count; i++) {
     const w = unit * (stormy ? rng.between(0.35, 0.6) : rng.between(0.2, 0.42));
-    const x = stormy ? (width * i) / count - w * 0.25 + rng.between(-0.05, 0.05) * width : rng.between(-0.1, 0.95) * width - w * 0.3;
+    const x = stormy
+      ? (width * i) / count - w * 0.25 + rng.between(-0.05, 0.05) * width
+      : rng.between(-0.1, 0.95) * width - w * 0.3;
     const baseY = stormy ? height * rng.between(0.08, 0.2) : rng.between(height * 0.1, horizonY * 0.72);
     shapes.push({
       layer: "sky",
@@ -192,7 +242,13 @@ export function buildWeather(ctx: SceneContext, horizonY: number): Shape[] {
       x += unit * rng.between(-0.045, 0.045);
     }
     const bolt = buildPolylinePath(points);
-    shapes.push({ layer: "weather", role: "lightning", glow: true, d: bolt, stroke: { color: lightenColor(p.sunGlow, 0.5), width: unit * 0.02, opacity: 0.25 } });
+    shapes.push({
+      layer: "weather",
+      role: "lightning",
+      glow: true,
+      d: bolt,
+      stroke: { color: lightenColor(p.sunGlow, 0.5), width: unit * 0.02, opacity: 0.25 },
+    });
     shapes.push({ layer: "weather", role: "lightning", d: bolt, stroke: { color: WHITE, width: unit * 0.005 } });
   }
   if (subjects.has("rain") || subjects.has("storm")) {
@@ -207,14 +263,23 @@ export function buildWeather(ctx: SceneContext, horizonY: number): Shape[] {
         [x + slant * len, y + len],
       ]);
     }
-    shapes.push({ layer: "weather", role: "rain", d, stroke: { color: p.weather, width: unit * 0.0018, opacity: 0.55 } });
+    shapes.push({
+      layer: "weather",
+      role: "rain",
+      d,
+      stroke: { color: p.weather, width: unit * 0.0018, opacity: 0.55 },
+    });
   }
   if (subjects.has("snow")) {
     let small = "";
     let large = "";
     for (let i = 0, n = Math.round(area * 260); i < n; i++) {
       const big = rng.chance(0.25);
-      const dot = buildCirclePath(rng.between(0, width), rng.between(0, height), unit * (big ? rng.between(0.004, 0.007) : rng.between(0.0015, 0.0035)));
+      const dot = buildCirclePath(
+        rng.between(0, width),
+        rng.between(0, height),
+        unit * (big ? rng.between(0.004, 0.007) : rng.between(0.0015, 0.0035)),
+      );
       if (big) large += dot;
       else small += dot;
     }

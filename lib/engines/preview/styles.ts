@@ -1,6 +1,15 @@
 // How each of the 14 style presets treats the same scene: fills, ink, colour grade and finishing layers.
 import type { StyleName } from "@/lib/catalog/styles";
-import { clamp01, convertHsl, measureLuma, mixColors, posterizeColor, saturateColor, convertToHsl, type Rgb } from "./color";
+import {
+  clamp01,
+  convertHsl,
+  convertToHsl,
+  measureLuma,
+  mixColors,
+  posterizeColor,
+  type Rgb,
+  saturateColor,
+} from "./color";
 
 export type OverlayName =
   | "letterbox"

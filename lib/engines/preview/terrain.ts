@@ -1,7 +1,15 @@
 // Land and water: hill and mountain ridges, the sea, lakes and rivers, each sized from the canvas so any ratio composes.
 import { BLACK, mixColors, type Rgb } from "./color";
-import { buildBlobPath, buildPolylinePath, buildRectPath, buildSmoothPath, formatNumber as f, interpolateY, type Point } from "./geometry";
-import { solid, vertical, type Light, type SceneContext, type Shape } from "./shapes";
+import {
+  buildBlobPath,
+  buildPolylinePath,
+  buildRectPath,
+  buildSmoothPath,
+  formatNumber as f,
+  interpolateY,
+  type Point,
+} from "./geometry";
+import { type Light, type SceneContext, type Shape, solid, vertical } from "./shapes";
 
 export type Ridge = { points: Point[]; d: string; findY(x: number): number };
 
@@ -11,7 +19,11 @@ export type RiverShape = { shapes: Shape[]; covers(x: number, y: number): boolea
 export function buildHillRidge(ctx: SceneContext, baseY: number, amplitude: number, bottom: number): Ridge {
   const { rng, width, unit } = ctx;
   const pad = unit * 0.06;
-  const waves = [1, 2, 3.3].map((k) => ({ freq: k * rng.between(0.35, 0.8), phase: rng.between(0, Math.PI * 2), amp: 1 / k }));
+  const waves = [1, 2, 3.3].map((k) => ({
+    freq: k * rng.between(0.35, 0.8),
+    phase: rng.between(0, Math.PI * 2),
+    amp: 1 / k,
+  }));
   const total = waves.reduce((sum, w) => sum + w.amp, 0);
   const n = Math.ceil((width / unit) * 18);
   const points: Point[] = [];
@@ -32,13 +44,24 @@ export function buildHill(layer: Shape["layer"], ridge: Ridge, top: Rgb, bottom:
 type Peak = { x: number; h: number; halfWidth: number };
 
 /** A jagged range with snow caps and a shaded flank opposite the light. */
-export function buildMountains(ctx: SceneContext, baseY: number, height: number, color: Rgb, snowy: boolean, lightFromLeft: boolean): { shapes: Shape[]; ridge: Ridge } {
+export function buildMountains(
+  ctx: SceneContext,
+  baseY: number,
+  height: number,
+  color: Rgb,
+  snowy: boolean,
+  lightFromLeft: boolean,
+): { shapes: Shape[]; ridge: Ridge } {
   const { rng, width, unit, palette: p } = ctx;
   const pad = unit * 0.06;
   const k = Math.max(2, Math.round((width / unit) * rng.between(1.4, 2.4)));
   const peaks: Peak[] = [];
   for (let i = 0; i < k; i++) {
-    peaks.push({ x: (width * (i + rng.between(0.15, 0.85))) / k, h: height * rng.between(0.45, 0.95), halfWidth: (width / k) * rng.between(0.8, 1.5) });
+    peaks.push({
+      x: (width * (i + rng.between(0.15, 0.85))) / k,
+      h: height * rng.between(0.45, 0.95),
+      halfWidth: (width / k) * rng.between(0.8, 1.5),
+    });
   }
   peaks[rng.int(0, k - 1)].h = height;
 
@@ -51,9 +74,9 @@ export function buildMountains(ctx: SceneContext, baseY: number, height: number,
     let lift = 0;
     for (const peak of peaks) {
       const u = 1 - Math.abs(x - peak.x) / peak.halfWidth;
-      if (u > 0) lift = Math.max(lift, peak.h * Math.pow(u, 1.35));
+      if (u > 0) lift = Math.max(lift, peak.h * u ** 1.35);
     }
-    return baseY - lift - height * 0.05 * (1 + Math.sin(x / unit * 5));
+    return baseY - lift - height * 0.05 * (1 + Math.sin((x / unit) * 5));
   };
   const clean: number[] = xs.map(profile);
   const peakXs = new Set(xs.filter((x) => peaks.some((peak) => peak.x === x)));
@@ -84,7 +107,14 @@ export function buildMountains(ctx: SceneContext, baseY: number, height: number,
     for (let j = 1; j <= 5; j++) outline.push([x1 + ((x0 - x1) * j) / 6, snowline + rng.between(0.1, 1) * depth]);
     caps += buildPolylinePath(outline) + "Z";
   }
-  if (caps) shapes.push({ layer: "far", role: "snowcap", outline: true, d: caps, fill: vertical(p.snow, mixColors(p.snow, color, 0.25)) });
+  if (caps)
+    shapes.push({
+      layer: "far",
+      role: "snowcap",
+      outline: true,
+      d: caps,
+      fill: vertical(p.snow, mixColors(p.snow, color, 0.25)),
+    });
 
   // The shaded flank is a translucent overlay so it darkens rock and snow alike.
   let flanks = "";
@@ -100,7 +130,15 @@ export function buildMountains(ctx: SceneContext, baseY: number, height: number,
     face.push([peak.x + (points[j][0] - peak.x) * 0.12, baseY + height * 0.1]);
     flanks += buildPolylinePath(face) + "Z";
   }
-  if (flanks) shapes.push({ layer: "far", role: "shade", detail: true, d: flanks, fill: solid(mixColors(color, BLACK, 0.55)), opacity: 0.28 });
+  if (flanks)
+    shapes.push({
+      layer: "far",
+      role: "shade",
+      detail: true,
+      d: flanks,
+      fill: solid(mixColors(color, BLACK, 0.55)),
+      opacity: 0.28,
+    });
   return { shapes, ridge };
 }
 
@@ -127,7 +165,7 @@ export function buildSea(ctx: SceneContext, horizonY: number, light: Light): Sha
   let waves = "";
   const depth = height - horizonY;
   for (let i = 0, n = Math.round((width / unit) * 110); i < n; i++) {
-    const t = Math.pow(rng.next(), 1.7);
+    const t = rng.next() ** 1.7;
     const y = horizonY + depth * (0.02 + t * 0.98);
     const len = unit * (0.015 + 0.09 * t) * rng.between(0.6, 1.4);
     const x = rng.between(-0.05, 1.05) * width;
@@ -136,13 +174,22 @@ export function buildSea(ctx: SceneContext, horizonY: number, light: Light): Sha
       [x + len, y],
     ]);
   }
-  shapes.push({ layer: "ground", role: "wave", detail: true, d: waves, stroke: { color: mixColors(p.water, p.skyHorizon, 0.7), width: unit * 0.0035, opacity: 0.55 } });
+  shapes.push({
+    layer: "ground",
+    role: "wave",
+    detail: true,
+    d: waves,
+    stroke: { color: mixColors(p.water, p.skyHorizon, 0.7), width: unit * 0.0035, opacity: 0.55 },
+  });
   if (light.kind !== "none") shapes.push(buildReflection(ctx, light, horizonY, height, 22, unit * 0.006));
   return shapes;
 }
 
 /** A low island sitting on the horizon line of the sea. */
-export function buildIsland(ctx: SceneContext, horizonY: number): { shape: Shape; x: number; top: number; halfWidth: number } {
+export function buildIsland(
+  ctx: SceneContext,
+  horizonY: number,
+): { shape: Shape; x: number; top: number; halfWidth: number } {
   const { rng, width, unit, palette: p } = ctx;
   const halfWidth = unit * rng.between(0.12, 0.26);
   const x = width * rng.pick([rng.between(0.15, 0.35), rng.between(0.65, 0.85)]);
@@ -150,19 +197,34 @@ export function buildIsland(ctx: SceneContext, horizonY: number): { shape: Shape
   const points: Point[] = [];
   for (let i = 0; i <= 10; i++) {
     const t = i / 10;
-    points.push([x - halfWidth + 2 * halfWidth * t, horizonY - rise * Math.pow(Math.sin(Math.PI * t), 0.7) * (i % 10 ? rng.between(0.85, 1.05) : 1)]);
+    points.push([
+      x - halfWidth + 2 * halfWidth * t,
+      horizonY - rise * Math.sin(Math.PI * t) ** 0.7 * (i % 10 ? rng.between(0.85, 1.05) : 1),
+    ]);
   }
   const d = buildSmoothPath(points, false) + "Z";
-  return { shape: { layer: "ground", role: "hill", outline: true, d, fill: vertical(p.mid, mixColors(p.mid, p.far, 0.4)) }, x, top: horizonY - rise, halfWidth };
+  return {
+    shape: { layer: "ground", role: "hill", outline: true, d, fill: vertical(p.mid, mixColors(p.mid, p.far, 0.4)) },
+    x,
+    top: horizonY - rise,
+    halfWidth,
+  };
 }
 
 /** The broken column of light a sun or moon throws across water. */
-export function buildReflection(ctx: SceneContext, light: Light, fromY: number, toY: number, count: number, thickness: number): Shape {
+export function buildReflection(
+  ctx: SceneContext,
+  light: Light,
+  fromY: number,
+  toY: number,
+  count: number,
+  thickness: number,
+): Shape {
   const { rng, palette: p } = ctx;
   let d = "";
   for (let i = 0; i < count; i++) {
     const t = i / count;
-    const y = fromY + (toY - fromY) * (0.01 + Math.pow(t, 1.25) * 0.97);
+    const y = fromY + (toY - fromY) * (0.01 + t ** 1.25 * 0.97);
     const half = light.r * (0.35 + 1.3 * t) * rng.between(0.45, 1.1);
     const x = light.x + rng.between(-0.3, 0.3) * light.r * t;
     d += buildPolylinePath([
@@ -170,7 +232,13 @@ export function buildReflection(ctx: SceneContext, light: Light, fromY: number, 
       [x + half, y],
     ]);
   }
-  return { layer: "ground", role: "reflection", glow: true, d, stroke: { color: p.sun, width: thickness, opacity: 0.75 } };
+  return {
+    layer: "ground",
+    role: "reflection",
+    glow: true,
+    d,
+    stroke: { color: p.sun, width: thickness, opacity: 0.75 },
+  };
 }
 
 export function buildLake(ctx: SceneContext, cx: number, cy: number, rx: number, ry: number, light: Light): Shape[] {
@@ -185,7 +253,16 @@ export function buildLake(ctx: SceneContext, cx: number, cy: number, rx: number,
     },
   ];
   if (light.kind !== "none" && Math.abs(light.x - cx) < rx * 0.7) {
-    shapes.push(buildReflection(ctx, { ...light, x: cx + (light.x - cx) * 0.8, r: Math.min(light.r, rx * 0.2) }, cy - ry * 0.55, cy + ry * 0.6, 8, ry * 0.07));
+    shapes.push(
+      buildReflection(
+        ctx,
+        { ...light, x: cx + (light.x - cx) * 0.8, r: Math.min(light.r, rx * 0.2) },
+        cy - ry * 0.55,
+        cy + ry * 0.6,
+        8,
+        ry * 0.07,
+      ),
+    );
   }
   return shapes;
 }
@@ -200,7 +277,7 @@ export function buildRiver(ctx: SceneContext, startY: number): RiverShape {
   const phase = rng.between(0, Math.PI * 2);
   const endY = height + unit * 0.05;
   const findCenter = (t: number): number => x0 + Math.sin(t * Math.PI * freq + phase) * bend * t + drift * t;
-  const findHalfWidth = (t: number): number => unit * 0.006 + unit * 0.17 * Math.pow(t, 1.6);
+  const findHalfWidth = (t: number): number => unit * 0.006 + unit * 0.17 * t ** 1.6;
   const findY = (t: number): number => startY + (endY - startY) * t;
   const left: Point[] = [];
   const right: Point[] = [];
@@ -212,7 +289,15 @@ export function buildRiver(ctx: SceneContext, startY: number): RiverShape {
   }
   const d = buildSmoothPath([...left, ...right.reverse()], true);
   return {
-    shapes: [{ layer: "ground", role: "water", outline: true, d, fill: vertical(mixColors(p.water, p.skyHorizon, 0.5), p.water, 2) }],
+    shapes: [
+      {
+        layer: "ground",
+        role: "water",
+        outline: true,
+        d,
+        fill: vertical(mixColors(p.water, p.skyHorizon, 0.5), p.water, 2),
+      },
+    ],
     covers: (x, y) => {
       const t = (y - startY) / (endY - startY);
       return t >= 0 && t <= 1 && Math.abs(x - findCenter(t)) < findHalfWidth(t) + unit * 0.03;

@@ -40,7 +40,10 @@ function detectModeration(inner: FetchFn): FetchFn {
   return async (input, init) => {
     const res = await inner(input, init);
     if (init?.method !== "POST" && res.ok && res.headers.get("content-type")?.includes("json")) {
-      const body = (await res.clone().json().catch(() => null)) as { status?: unknown; state?: unknown } | null;
+      const body = (await res
+        .clone()
+        .json()
+        .catch(() => null)) as { status?: unknown; state?: unknown } | null;
       const status = body?.status ?? body?.state;
       if (typeof status === "string" && MODERATED.has(status)) throw new ModerationError(`bfl: ${status}`);
     }

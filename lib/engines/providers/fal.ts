@@ -17,7 +17,11 @@ export function createFalCall(modelId: string, settings: ProviderSettings): Prov
         seed: job.seed,
         providerOptions: {
           fal: isSdxl
-            ? { format: "png", enableSafetyChecker: true, ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}) }
+            ? {
+                format: "png",
+                enableSafetyChecker: true,
+                ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
+              }
             : { outputFormat: "png", enableSafetyChecker: true },
         },
       },

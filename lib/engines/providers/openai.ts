@@ -13,7 +13,9 @@ export const OPENAI_SIZES: Record<Ratio, `${number}x${number}`> = {
 
 /** Default https://api.openai.com/v1; OPENAI_BASE_URL points it at LocalAI or a gateway. */
 export function createOpenAiCall(modelId: string, settings: ProviderSettings): ProviderCall {
-  const model = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: settings.fetch }).image(modelId);
+  const model = createOpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: settings.fetch }).image(
+    modelId,
+  );
   return async ({ job, signal }) => {
     // gpt-image-1 takes neither a seed nor a negative prompt.
     const { bytes } = await runImageModel(model, { prompt: job.styledPrompt, size: OPENAI_SIZES[job.ratio] }, signal);

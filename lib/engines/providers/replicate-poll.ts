@@ -1,6 +1,7 @@
 // Lets the Replicate SDK survive a `Prefer: wait` that runs out: follows urls.get until the prediction ends.
 import type { FetchFn } from "@/lib/engines/bounded-fetch";
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
+
 type Prediction = { status?: string; error?: unknown; output?: unknown; urls?: { get?: string } };
 
 const POLL_INTERVAL_MS = 1000;
@@ -11,7 +12,10 @@ export function completePredictions(inner: FetchFn): FetchFn {
   return async (input, init) => {
     const res = await inner(input, init);
     if (init?.method !== "POST" || !res.ok) return res;
-    let prediction = (await res.clone().json().catch(() => null)) as Prediction | null;
+    let prediction = (await res
+      .clone()
+      .json()
+      .catch(() => null)) as Prediction | null;
     if (!prediction || typeof prediction.status !== "string") return res;
     const signal = init.signal ?? undefined;
     while (RUNNING.has(prediction.status ?? "")) {

@@ -12,8 +12,16 @@ const PINNED_VERSIONS: Record<string, string> = {
 
 /** Default https://api.replicate.com/v1; REPLICATE_BASE_URL replaces it. */
 export function createReplicateCall(modelId: string, settings: ProviderSettings): ProviderCall {
-  const pinned = modelId.includes(":") ? modelId : PINNED_VERSIONS[modelId] ? `${modelId}:${PINNED_VERSIONS[modelId]}` : modelId;
-  const provider = createReplicate({ apiToken: settings.apiKey, baseURL: settings.baseUrl, fetch: completePredictions(settings.fetch) });
+  const pinned = modelId.includes(":")
+    ? modelId
+    : PINNED_VERSIONS[modelId]
+      ? `${modelId}:${PINNED_VERSIONS[modelId]}`
+      : modelId;
+  const provider = createReplicate({
+    apiToken: settings.apiKey,
+    baseURL: settings.baseUrl,
+    fetch: completePredictions(settings.fetch),
+  });
   const model = provider.image(pinned);
   const base = modelId.split(":")[0];
   return async ({ job, signal, timeoutMs }) => {
@@ -37,8 +45,15 @@ export function createReplicateCall(modelId: string, settings: ProviderSettings)
 }
 
 /** Each model's own input schema: FLUX pro takes custom sizes, schnell only ratios, SDXL width/height. */
-function inputFor(base: string, width: number, height: number, ratio: Ratio, negativePrompt?: string): Record<string, string | number> {
+function inputFor(
+  base: string,
+  width: number,
+  height: number,
+  ratio: Ratio,
+  negativePrompt?: string,
+): Record<string, string | number> {
   if (base === "black-forest-labs/flux-schnell") return { aspect_ratio: ratio, output_format: "png" };
-  if (base === "stability-ai/sdxl") return { width, height, ...(negativePrompt ? { negative_prompt: negativePrompt } : {}) };
+  if (base === "stability-ai/sdxl")
+    return { width, height, ...(negativePrompt ? { negative_prompt: negativePrompt } : {}) };
   return { aspect_ratio: "custom", width, height, output_format: "png" };
 }

@@ -39,7 +39,12 @@ export function createStabilityCall(engineId: string, settings: ProviderSettings
     const text = await res.text();
     if (!res.ok) {
       const kind = res.status === 429 || res.status === 402 ? "capacity" : "http";
-      throw new ProviderError(kind, `stability ${res.status}: ${text.slice(0, 500)}`, res.status, retryAfterOf(res.headers));
+      throw new ProviderError(
+        kind,
+        `stability ${res.status}: ${text.slice(0, 500)}`,
+        res.status,
+        retryAfterOf(res.headers),
+      );
     }
     const artifact = firstArtifact(text);
     // Stability answers 200 with a blurred image when its filter trips; that must never reach a caller.

@@ -5,7 +5,9 @@ import type { ProviderCall, ProviderSettings } from "./types";
 
 /** Default https://api.together.xyz/v1; TOGETHER_BASE_URL replaces it. */
 export function createTogetherCall(modelId: string, settings: ProviderSettings): ProviderCall {
-  const model = createTogetherAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: settings.fetch }).image(modelId);
+  const model = createTogetherAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: settings.fetch }).image(
+    modelId,
+  );
   // schnell is a 4-step distilled model; more steps only cost time.
   const options = modelId.includes("schnell") ? { togetherai: { steps: 4 } } : undefined;
   return async ({ job, signal }) => {

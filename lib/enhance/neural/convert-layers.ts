@@ -8,7 +8,14 @@
 //   splitConcat: Concat → Conv1x1 becomes a sum of per-input 1x1 convs, with a following residual Add
 //   folded in as +I. slim's 68-channel concats otherwise knock ORT out of its NCHWc layout.
 import { decodeWeights, foldUpsampleKernel, transposeKernel, type WeightsManifest } from "./keras-weights";
-import { encodeModel, toFloatTensor, TensorDataType, type OnnxAttr, type OnnxNode, type OnnxTensor } from "./onnx-proto";
+import {
+  encodeModel,
+  type OnnxAttr,
+  type OnnxNode,
+  type OnnxTensor,
+  TensorDataType,
+  toFloatTensor,
+} from "./onnx-proto";
 
 /** Bumped whenever the emitted graph changes, so cached conversions are redone. */
 export const CONVERTER_VERSION = "4";
@@ -72,7 +79,11 @@ type TensorState = { onnxName: string; channels: number; scale: number; rf: numb
 
 const readPair = (v: number[] | undefined, fallback: number[]) => v ?? fallback;
 
-export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts: ConvertOptions = {}): { onnx: Buffer; info: ConvertInfo } {
+export function convertLayersModel(
+  json: LayersModelJson,
+  shards: Buffer[],
+  opts: ConvertOptions = {},
+): { onnx: Buffer; info: ConvertInfo } {
   const foldUpsample = opts.foldUpsample ?? true;
   const splitConcat = opts.splitConcat ?? true;
   const inputMax = opts.inputMax ?? 255;
@@ -80,9 +91,11 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
 
   const topo = json.modelTopology;
   const model = "model_config" in topo ? topo.model_config : topo;
-  if (model.class_name !== "Functional" && model.class_name !== "Model") throw new Error(`unsupported model class ${model.class_name}`);
+  if (model.class_name !== "Functional" && model.class_name !== "Model")
+    throw new Error(`unsupported model class ${model.class_name}`);
   const layers = model.config.layers;
-  if (model.config.input_layers.length !== 1 || model.config.output_layers.length !== 1) throw new Error("expected one input and one output");
+  if (model.config.input_layers.length !== 1 || model.config.output_layers.length !== 1)
+    throw new Error("expected one input and one output");
   const inputName = model.config.input_layers[0][0];
   const outputName = model.config.output_layers[0][0];
 
@@ -114,7 +127,8 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
   const outputLayer = layerOf(outputName);
   const inputConsumers = consumers.get(inputName) ?? [];
   const foldInput = inputConsumers.length > 0 && inputConsumers.every((c) => layerOf(c).class_name === "Conv2D");
-  const foldOutput = outputLayer.class_name === "Conv2D" && ["linear", "relu"].includes(outputLayer.config.activation ?? "linear");
+  const foldOutput =
+    outputLayer.class_name === "Conv2D" && ["linear", "relu"].includes(outputLayer.config.activation ?? "linear");
 
   const emitActivation = (act: string, x: string, name: string): string => {
     const op = { linear: "", relu: "Relu", sigmoid: "Sigmoid", tanh: "Tanh" }[act];
@@ -165,11 +179,23 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
       inits.push(toFloatTensor(`${name}__W${i}`, [cout, p.channels, 1, 1], w));
       const inputs = [p.onnxName, `${name}__W${i}`];
       if (i === 0) {
-        inits.push(toFloatTensor(`${name}__B`, [cout], bias.map((v) => v * outMul)));
+        inits.push(
+          toFloatTensor(
+            `${name}__B`,
+            [cout],
+            bias.map((v) => v * outMul),
+          ),
+        );
         inputs.push(`${name}__B`);
       }
       const convOut = `${name}__part${i}`;
-      nodes.push({ name: `${name}__conv${i}`, opType: "Conv", inputs, outputs: [convOut], attrs: convAttrs([1, 1], [0, 0, 0, 0]) });
+      nodes.push({
+        name: `${name}__conv${i}`,
+        opType: "Conv",
+        inputs,
+        outputs: [convOut],
+        attrs: convAttrs([1, 1], [0, 0, 0, 0]),
+      });
       if (i === 0) acc = convOut;
       else {
         const sumOut = i === parts.length - 1 && act === "linear" ? name : `${name}__sum${i}`;
@@ -216,17 +242,30 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
     let next: Omit<TensorState, "onnxName">;
     if (upsample) {
       const s = upsample.config.size![0];
-      if (kh !== kw || kh % 2 !== 1 || dh !== 1 || dw !== 1 || c.padding !== "same") throw new Error("internal: fold preconditions");
+      if (kh !== kw || kh % 2 !== 1 || dh !== 1 || dw !== 1 || c.padding !== "same")
+        throw new Error("internal: fold preconditions");
       const f = foldUpsampleKernel(kernel, bias, kh, cin, cout, s);
-      inits.push(toFloatTensor(`${name}__W`, [f.cout, cin, f.k, f.k], f.kernel), toFloatTensor(`${name}__B`, [f.cout], f.bias));
+      inits.push(
+        toFloatTensor(`${name}__W`, [f.cout, cin, f.k, f.k], f.kernel),
+        toFloatTensor(`${name}__B`, [f.cout], f.bias),
+      );
       nodes.push({
-        name: `${name}__lrconv`, opType: "Conv", inputs: [src.onnxName, `${name}__W`, `${name}__B`], outputs: [convOut],
+        name: `${name}__lrconv`,
+        opType: "Conv",
+        inputs: [src.onnxName, `${name}__W`, `${name}__B`],
+        outputs: [convOut],
         attrs: convAttrs([f.k, f.k], [f.radius, f.radius, f.radius, f.radius]),
       });
       const d2s = act === "linear" ? name : `${name}__d2s`;
       nodes.push({
-        name: `${name}__depth_to_space`, opType: "DepthToSpace", inputs: [convOut], outputs: [d2s],
-        attrs: [{ name: "blocksize", type: "int", value: s }, { name: "mode", type: "string", value: "DCR" }],
+        name: `${name}__depth_to_space`,
+        opType: "DepthToSpace",
+        inputs: [convOut],
+        outputs: [d2s],
+        attrs: [
+          { name: "blocksize", type: "int", value: s },
+          { name: "mode", type: "string", value: "DCR" },
+        ],
       });
       convOut = d2s;
       next = { channels: cout, scale: src.scale * s, rf: src.rf + f.radius / src.scale };
@@ -239,7 +278,13 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
         pads = [ph >> 1, pw >> 1, ph - (ph >> 1), pw - (pw >> 1)];
       } else if (c.padding !== "valid") throw new Error(`unsupported padding ${c.padding}`);
       const attrs: OnnxAttr[] = [...convAttrs([kh, kw], pads), { name: "dilations", type: "ints", value: [dh, dw] }];
-      nodes.push({ name: `${name}__conv_node`, opType: "Conv", inputs: [src.onnxName, `${name}__W`, `${name}__B`], outputs: [convOut], attrs });
+      nodes.push({
+        name: `${name}__conv_node`,
+        opType: "Conv",
+        inputs: [src.onnxName, `${name}__W`, `${name}__B`],
+        outputs: [convOut],
+        attrs,
+      });
       next = { channels: cout, scale: src.scale, rf: src.rf + (dh * (kh - 1)) / 2 / src.scale };
     }
     state.set(name, { ...next, onnxName: emitActivation(act, convOut, name) });
@@ -247,18 +292,31 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
 
   const canSplitConcat = (name: string) => {
     const cons = consumers.get(name) ?? [];
-    return splitConcat && name !== outputName && cons.length > 0 && cons.every((cn) => {
-      const l = layerOf(cn);
-      return l.class_name === "Conv2D" && l.config.kernel_size!.every((k) => k === 1) && (l.config.groups ?? 1) === 1;
-    });
+    return (
+      splitConcat &&
+      name !== outputName &&
+      cons.length > 0 &&
+      cons.every((cn) => {
+        const l = layerOf(cn);
+        return l.class_name === "Conv2D" && l.config.kernel_size!.every((k) => k === 1) && (l.config.groups ?? 1) === 1;
+      })
+    );
   };
 
   const canFoldUpsample = (name: string) => {
     const cons = consumers.get(name) ?? [];
     const next = cons.length === 1 ? layerOf(cons[0]) : undefined;
     const k = next?.config.kernel_size;
-    return foldUpsample && name !== outputName && next?.class_name === "Conv2D" && next.config.padding === "same" && !!k &&
-      k[0] === k[1] && k[0] % 2 === 1 && readPair(next.config.dilation_rate, [1, 1]).every((v) => v === 1);
+    return (
+      foldUpsample &&
+      name !== outputName &&
+      next?.class_name === "Conv2D" &&
+      next.config.padding === "same" &&
+      !!k &&
+      k[0] === k[1] &&
+      k[0] % 2 === 1 &&
+      readPair(next.config.dilation_rate, [1, 1]).every((v) => v === 1)
+    );
   };
 
   for (const layer of layers) {
@@ -266,7 +324,8 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
     const name = layer.name;
     const ins = inboundOf(layer).map((n) => {
       const s = state.get(n);
-      if (!s && !fusedUpsample.has(n) && !virtualConcats.has(n)) throw new Error(`layer ${name}: input ${n} not yet defined`);
+      if (!s && !fusedUpsample.has(n) && !virtualConcats.has(n))
+        throw new Error(`layer ${name}: input ${n} not yet defined`);
       return s!;
     });
     switch (layer.class_name) {
@@ -274,7 +333,12 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
         if ((c.batch_input_shape?.[3] ?? 3) !== 3) throw new Error("expected 3 input channels");
         if (!foldInput && inputMax !== 1) {
           inits.push(toFloatTensor(`${name}__scale`, [], new Float32Array([inputMax])));
-          nodes.push({ name: `${name}__scale_in`, opType: "Mul", inputs: ["input", `${name}__scale`], outputs: [name] });
+          nodes.push({
+            name: `${name}__scale_in`,
+            opType: "Mul",
+            inputs: ["input", `${name}__scale`],
+            outputs: [name],
+          });
           state.set(name, { onnxName: name, channels: 3, scale: 1, rf: 0 });
         } else state.set(name, { onnxName: "input", channels: 3, scale: 1, rf: 0 });
         break;
@@ -289,11 +353,18 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
         state.set(name, { ...ins[0], onnxName: emitActivation(c.activation ?? "linear", ins[0].onnxName, name) });
         break;
       case "ReLU":
-        if (c.max_value != null || (c.negative_slope ?? 0) !== 0 || (c.threshold ?? 0) !== 0) throw new Error("ReLU variant unsupported");
+        if (c.max_value != null || (c.negative_slope ?? 0) !== 0 || (c.threshold ?? 0) !== 0)
+          throw new Error("ReLU variant unsupported");
         state.set(name, { ...ins[0], onnxName: emitActivation("relu", ins[0].onnxName, name) });
         break;
       case "LeakyReLU":
-        nodes.push({ name, opType: "LeakyRelu", inputs: [ins[0].onnxName], outputs: [name], attrs: [{ name: "alpha", type: "float", value: c.alpha ?? 0.3 }] });
+        nodes.push({
+          name,
+          opType: "LeakyRelu",
+          inputs: [ins[0].onnxName],
+          outputs: [name],
+          attrs: [{ name: "alpha", type: "float", value: c.alpha ?? 0.3 }],
+        });
         state.set(name, { ...ins[0], onnxName: name });
         break;
       case "Concatenate": {
@@ -302,8 +373,19 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
           virtualConcats.set(name, ins);
           break;
         }
-        nodes.push({ name, opType: "Concat", inputs: ins.map((s) => s.onnxName), outputs: [name], attrs: [{ name: "axis", type: "int", value: 1 }] });
-        state.set(name, { onnxName: name, channels: ins.reduce((a, s) => a + s.channels, 0), scale: ins[0].scale, rf: Math.max(...ins.map((s) => s.rf)) });
+        nodes.push({
+          name,
+          opType: "Concat",
+          inputs: ins.map((s) => s.onnxName),
+          outputs: [name],
+          attrs: [{ name: "axis", type: "int", value: 1 }],
+        });
+        state.set(name, {
+          onnxName: name,
+          channels: ins.reduce((a, s) => a + s.channels, 0),
+          scale: ins[0].scale,
+          rf: Math.max(...ins.map((s) => s.rf)),
+        });
         break;
       }
       case "Add": {
@@ -331,7 +413,10 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
         }
         inits.push(toFloatTensor(`${name}__scales`, [4], new Float32Array([1, 1, s1, s2])));
         nodes.push({
-          name, opType: "Resize", inputs: [ins[0].onnxName, "", `${name}__scales`], outputs: [name],
+          name,
+          opType: "Resize",
+          inputs: [ins[0].onnxName, "", `${name}__scales`],
+          outputs: [name],
           attrs: [
             { name: "mode", type: "string", value: "nearest" },
             { name: "coordinate_transformation_mode", type: "string", value: "asymmetric" },
@@ -350,14 +435,24 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
   if (out.channels !== 3) throw new Error(`expected 3 output channels, got ${out.channels}`);
   if (!foldOutput && outputMax !== 1) {
     inits.push(toFloatTensor("output__scale", [], new Float32Array([1 / outputMax])));
-    nodes.push({ name: "output__scale_out", opType: "Mul", inputs: [out.onnxName, "output__scale"], outputs: ["output"] });
+    nodes.push({
+      name: "output__scale_out",
+      opType: "Mul",
+      inputs: [out.onnxName, "output__scale"],
+      outputs: ["output"],
+    });
   } else {
     const producer = nodes.find((n) => n.outputs.includes(out.onnxName));
     if (!producer) throw new Error("output is the graph input");
     producer.outputs = producer.outputs.map((o) => (o === out.onnxName ? "output" : o));
   }
 
-  const info: ConvertInfo = { scale: out.scale, receptiveRadius: Math.ceil(out.rf - 1e-9), flopsPerInputPixel: flops, parameters };
+  const info: ConvertInfo = {
+    scale: out.scale,
+    receptiveRadius: Math.ceil(out.rf - 1e-9),
+    flopsPerInputPixel: flops,
+    parameters,
+  };
   const metadata: [string, string][] = [
     ["scale", String(info.scale)],
     ["receptive_radius", String(info.receptiveRadius)],
@@ -376,7 +471,13 @@ export function convertLayersModel(json: LayersModelJson, shards: Buffer[], opts
     nodes,
     initializers: inits,
     inputs: [{ name: "input", elemType: TensorDataType.FLOAT, shape: [1, 3, "height", "width"] }],
-    outputs: [{ name: "output", elemType: TensorDataType.FLOAT, shape: [1, 3, `height_x${info.scale}`, `width_x${info.scale}`] }],
+    outputs: [
+      {
+        name: "output",
+        elemType: TensorDataType.FLOAT,
+        shape: [1, 3, `height_x${info.scale}`, `width_x${info.scale}`],
+      },
+    ],
     metadata,
   });
   return { onnx, info };

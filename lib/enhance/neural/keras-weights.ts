@@ -56,7 +56,8 @@ export function transposeKernel(k: Float32Array, kh: number, kw: number, cin: nu
   for (let y = 0; y < kh; y++)
     for (let x = 0; x < kw; x++)
       for (let ci = 0; ci < cin; ci++)
-        for (let co = 0; co < cout; co++) o[((co * cin + ci) * kh + y) * kw + x] = k[((y * kw + x) * cin + ci) * cout + co];
+        for (let co = 0; co < cout; co++)
+          o[((co * cin + ci) * kh + y) * kw + x] = k[((y * kw + x) * cin + ci) * cout + co];
   return o;
 }
 
@@ -65,7 +66,14 @@ export function transposeKernel(k: Float32Array, kh: number, kw: number, cin: nu
  * DepthToSpace(s, DCR): each output phase sums the kernel taps that land on the same low-resolution pixel.
  * Same FLOPs, but no s²-times larger tensor at output resolution.
  */
-export function foldUpsampleKernel(kernel: Float32Array, bias: Float32Array, k: number, cin: number, cout: number, s: number) {
+export function foldUpsampleKernel(
+  kernel: Float32Array,
+  bias: Float32Array,
+  k: number,
+  cin: number,
+  cout: number,
+  s: number,
+) {
   const r = (k - 1) / 2;
   const rl = Math.ceil(r / s);
   const kl = 2 * rl + 1;

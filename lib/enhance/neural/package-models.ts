@@ -19,8 +19,12 @@ export function readPackageVersion(root: string, pkg: PackageName): string {
 /** Converts one packaged model in memory (20–150 ms). The RDN definitions declare input and output range [0, 255]. */
 export function convertPackageModel(root: string, pkg: PackageName, scale: number) {
   const dir = path.join(/*turbopackIgnore: true*/ resolvePackageDir(root, pkg), "models", `x${scale}`);
-  const json = JSON.parse(fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, "model.json"), "utf8")) as LayersModelJson;
-  const shards = json.weightsManifest.flatMap((g) => g.paths.map((p) => fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, p))));
+  const json = JSON.parse(
+    fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, "model.json"), "utf8"),
+  ) as LayersModelJson;
+  const shards = json.weightsManifest.flatMap((g) =>
+    g.paths.map((p) => fs.readFileSync(/*turbopackIgnore: true*/ path.join(dir, p))),
+  );
   const version = readPackageVersion(root, pkg);
   const result = convertLayersModel(json, shards, {
     inputMax: 255,
@@ -33,7 +37,10 @@ export function convertPackageModel(root: string, pkg: PackageName, scale: numbe
 
 /** The cache file; the package version is in the name too, so an upgraded package is reconverted. */
 export function cachedModelPath(cacheDir: string, root: string, pkg: PackageName, scale: number): string {
-  return path.join(/*turbopackIgnore: true*/ cacheDir, `${pkg}-${readPackageVersion(root, pkg)}-x${scale}-v${CONVERTER_VERSION}.onnx`);
+  return path.join(
+    /*turbopackIgnore: true*/ cacheDir,
+    `${pkg}-${readPackageVersion(root, pkg)}-x${scale}-v${CONVERTER_VERSION}.onnx`,
+  );
 }
 
 /** Converts on first use; several workers or processes may race, so the write is tmp + rename. */

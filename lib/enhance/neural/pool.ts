@@ -1,5 +1,5 @@
 // A fixed-size pool of worker threads with a FIFO of jobs: started lazily, kept, and replaced when one crashes.
-import { Worker, type Transferable } from "node:worker_threads";
+import { type Transferable, Worker } from "node:worker_threads";
 import type { WorkerReply } from "./protocol";
 
 type Job = {
@@ -54,7 +54,14 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new Error("worker pool closed"));
     opts.signal?.throwIfAborted();
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, task, transfer: opts.transfer ?? [], resolve: resolve as (v: unknown) => void, reject, signal: opts.signal };
+      const job: Job = {
+        id: this.nextId++,
+        task,
+        transfer: opts.transfer ?? [],
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        signal: opts.signal,
+      };
       if (job.signal) {
         job.onAbort = () => {
           const i = this.queue.indexOf(job);
@@ -117,12 +124,19 @@ export class WorkerPool {
       this.slots.splice(i, 1);
       if (this.closed) return;
       if (!slot.ready) {
-        this.startFailure = new WorkerStartError(`enhance worker failed to start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        this.startFailure = new WorkerStartError(
+          `enhance worker failed to start: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
         for (const job of this.queue.splice(0)) job.reject(this.startFailure);
         return;
       }
       this.stats.crashed++;
-      slot.job?.reject(new WorkerCrashError(`enhance worker died: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+      slot.job?.reject(
+        new WorkerCrashError(`enhance worker died: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+        }),
+      );
       // The replacement starts when the next job needs it.
       this.dispatch();
     };

@@ -4,16 +4,25 @@ import fs from "node:fs";
 import path from "node:path";
 import type * as Ort from "onnxruntime-node";
 import { readOnnxMetadata } from "./onnx-metadata";
-import type { ModelInfo, ModelRef, SrWorkerData } from "./protocol";
 import { ensureConvertedModel } from "./package-models";
+import type { ModelInfo, ModelRef, SrWorkerData } from "./protocol";
 
 /** Context for models without our metadata; the usual Real-ESRGAN tile_pad is 10. */
 const DEFAULT_OVERLAP = 16;
 
-export type SrSession = { info: ModelInfo; run: (data: Uint8Array, width: number, height: number, crop: { x: number; y: number; w: number; h: number }) => Promise<Uint8Array> };
+export type SrSession = {
+  info: ModelInfo;
+  run: (
+    data: Uint8Array,
+    width: number,
+    height: number,
+    crop: { x: number; y: number; w: number; h: number },
+  ) => Promise<Uint8Array>;
+};
 
 export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWorkerData): Promise<SrSession> {
-  const file = model.kind === "package" ? ensureConvertedModel(env.cacheDir, env.root, model.pkg, model.scale) : model.path;
+  const file =
+    model.kind === "package" ? ensureConvertedModel(env.cacheDir, env.root, model.pkg, model.scale) : model.path;
   const bytes = fs.readFileSync(/*turbopackIgnore: true*/ file);
   const metadata = readOnnxMetadata(bytes);
   const session = await ort.InferenceSession.create(bytes, {
@@ -30,7 +39,9 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
     extra: { session: { intra_op: { allow_spinning: "0" }, inter_op: { allow_spinning: "0" } } },
   });
   if (session.inputNames.length !== 1 || session.outputNames.length !== 1) {
-    throw new Error(`a super-resolution model needs 1 input and 1 output; ${file} has ${session.inputNames.length} and ${session.outputNames.length}`);
+    throw new Error(
+      `a super-resolution model needs 1 input and 1 output; ${file} has ${session.inputNames.length} and ${session.outputNames.length}`,
+    );
   }
   const [inputName] = session.inputNames;
   const [outputName] = session.outputNames;
@@ -78,7 +89,8 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
     async run(data, width, height, crop) {
       const out = await runRegion(data, width, height);
       const ow = width * scale;
-      if (out.dims[2] !== height * scale || out.dims[3] !== ow) throw new Error(`unexpected output [${out.dims.join(",")}] for ${width}×${height}`);
+      if (out.dims[2] !== height * scale || out.dims[3] !== ow)
+        throw new Error(`unexpected output [${out.dims.join(",")}] for ${width}×${height}`);
       const o = out.data;
       const oplane = ow * height * scale;
       const cw = crop.w * scale;

@@ -1,7 +1,7 @@
 // The inference worker: loads ONNX Runtime, keeps one session per model, and answers info and tile jobs.
 import { parentPort, workerData } from "node:worker_threads";
 import type * as Ort from "onnxruntime-node";
-import { toModelKey, type ModelRef, type SrTask, type SrWorkerData, type WorkerReply } from "./protocol";
+import { type ModelRef, type SrTask, type SrWorkerData, toModelKey, type WorkerReply } from "./protocol";
 import { openSrSession, type SrSession } from "./sr-session";
 
 const env = workerData as SrWorkerData;
@@ -34,7 +34,8 @@ async function runTask(task: SrTask): Promise<{ result: unknown; transfer: Array
 port.on("message", (msg: { id: number; task: SrTask }) => {
   runTask(msg.task).then(
     ({ result, transfer }) => port.postMessage({ id: msg.id, result } satisfies WorkerReply, transfer),
-    (err: unknown) => port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+    (err: unknown) =>
+      port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
   );
 });
 port.postMessage({ ready: true } satisfies WorkerReply);
