@@ -1,4 +1,18 @@
-// Errors thrown anywhere in a request; the wrapper turns them into the contract's error body.
+// The HTTP layer's error: a contract code with its status. `toApiError` is the one place domain errors become codes.
+import {
+  ChainExhausted,
+  EnhanceFailed,
+  GenerationFailed,
+  ImageTooLarge,
+  InvalidImage,
+  Moderated,
+  NotFound,
+  QueueFull,
+  StorageUnavailable,
+  StoreUnavailable,
+  WorkAborted,
+} from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
 import { ERROR_CODES, type ErrorCode } from "./error-codes";
 
 export class ApiError extends Error {
@@ -15,9 +29,32 @@ export class ApiError extends Error {
   }
 }
 
-/** Thrown when a backend (store, queue) cannot serve now; maps to 503 busy. */
-export class UnavailableError extends Error {
-  constructor(message = "dependency unavailable", options?: { cause?: unknown }) {
-    super(message, options);
+/** Seconds a caller should wait after a store or storage outage. */
+const OUTAGE_RETRY_AFTER_S = 5;
+const DEFAULT_BUSY_RETRY_AFTER_S = 30;
+
+/** The contract's error for anything thrown; what is not a known error is logged and answered as server_error. */
+export function toApiError(err: unknown, requestId: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof InvalidImage) return new ApiError("invalid_image", err.message);
+  if (err instanceof ImageTooLarge) return new ApiError("image_too_large", err.message);
+  if (err instanceof Moderated) return new ApiError("content_filtered", err.message);
+  if (err instanceof NotFound) return new ApiError("not_found", err.message);
+  if (err instanceof QueueFull) return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
+  if (err instanceof ChainExhausted) {
+    if (!err.allAtCapacity) return new ApiError("generation_failed");
+    return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", {
+      retryAfter: err.retryAfterS ?? DEFAULT_BUSY_RETRY_AFTER_S,
+    });
   }
+  if (err instanceof StoreUnavailable || err instanceof StorageUnavailable) {
+    log.warn("dependency unavailable", { request_id: requestId, ...describeError(err) });
+    return new ApiError("busy", "A service dependency is unavailable. Please retry shortly.", {
+      retryAfter: OUTAGE_RETRY_AFTER_S,
+    });
+  }
+  if (err instanceof GenerationFailed || err instanceof WorkAborted) return new ApiError("generation_failed");
+  if (err instanceof EnhanceFailed) return new ApiError("server_error", "The image could not be enhanced.");
+  log.error("unhandled error", { request_id: requestId, ...describeError(err) });
+  return new ApiError("server_error");
 }

@@ -1,12 +1,13 @@
 // The one wrapper around every quota'd route: identify → input → filter → quota → work → error mapping.
 import crypto from "node:crypto";
 import { type Caller, identifyCaller, identityOfIp, readClientIp } from "@/lib/auth/identify";
+import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { dailyBucketOf, type PolicyName } from "@/lib/quota/policies";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import type { Bucket, Take, Usage } from "@/lib/store/types";
-import { ApiError, UnavailableError } from "./errors";
+import { ApiError, toApiError } from "./errors";
 import { nextUtcMidnightMs, rateLimitHeaders, secondsUntil } from "./headers";
 
 export type Context = {
@@ -86,7 +87,7 @@ export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
       if (spec.policy === "status") {
         // Status must keep answering (as "degraded") while the store is down, so the guard alone fails open.
         const guard = await services.statusGuard.take(services.buckets.statusGuard, caller.identity).catch((err) => {
-          if (isUnavailable(err)) return null;
+          if (err instanceof StoreUnavailable) return null;
           throw err;
         });
         if (guard && !guard.ok) {
@@ -143,20 +144,6 @@ function quotaError(lease: Take, caller: Caller): ApiError {
       ? `Daily free limit of ${lease.limit} reached. It resets at ${resetAt} (midnight UTC). For more, join the Pro waitlist at /waitlist.`
       : `Daily limit of ${lease.limit} requests for this key reached. It resets at ${resetAt} (midnight UTC).`;
   return new ApiError("rate_limited", message, { retryAfter: secondsUntil(lease.resetMs) });
-}
-
-function toApiError(err: unknown, requestId: string): ApiError {
-  if (err instanceof ApiError) return err;
-  if (isUnavailable(err)) {
-    log.warn("dependency unavailable", { request_id: requestId, ...describeError(err) });
-    return new ApiError("busy", "A service dependency is unavailable. Please retry shortly.", { retryAfter: 5 });
-  }
-  log.error("unhandled error", { request_id: requestId, ...describeError(err) });
-  return new ApiError("server_error");
-}
-
-export function isUnavailable(err: unknown): boolean {
-  return err instanceof UnavailableError || (err instanceof Error && err.name === "StoreUnavailableError");
 }
 
 function fallbackUsage(bucket: Bucket | undefined): Usage {

@@ -1,6 +1,6 @@
 // Runs a model's fallback chain so one provider's outage, timeout or bad answer falls through to the next route.
-import { ApiError } from "@/lib/api/errors";
 import type { ModelName } from "@/lib/catalog/models";
+import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { classifyFailure, type Failure } from "./failures";
 import { recordOutcome } from "./health";
@@ -44,12 +44,9 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
         if (failure.kind === "moderation") {
           recordOutcome(route.id, true);
-          throw new ApiError(
-            "content_filtered",
-            "The prompt was rejected by the image provider's content filter. Please rephrase it.",
-          );
+          throw new Moderated();
         }
-        if (failure.kind === "cancelled") throw new ApiError("generation_failed");
+        if (failure.kind === "cancelled") throw new WorkAborted();
         recordOutcome(route.id, false);
         failures.push(failure);
       }
@@ -88,11 +85,9 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function exhaustedError(model: ModelName, requestId: string, failures: Failure[]): ApiError {
+function exhaustedError(model: ModelName, requestId: string, failures: Failure[]): ChainExhausted {
   log.error("generation chain exhausted", { request_id: requestId, model, failures: failures.map((f) => f.kind) });
-  if (failures.length > 0 && failures.every((f) => f.kind === "capacity")) {
-    const retryAfter = Math.max(...failures.map((f) => f.retryAfter ?? DEFAULT_BUSY_RETRY_AFTER));
-    return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", { retryAfter });
-  }
-  return new ApiError("generation_failed");
+  const allAtCapacity = failures.length > 0 && failures.every((f) => f.kind === "capacity");
+  if (!allAtCapacity) return new ChainExhausted(false);
+  return new ChainExhausted(true, Math.max(...failures.map((f) => f.retryAfter ?? DEFAULT_BUSY_RETRY_AFTER)));
 }

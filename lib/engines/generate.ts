@@ -1,9 +1,9 @@
 // Runs one generation: engine → checks → durable storage, before any URL is handed out.
 import sharp from "sharp";
-import { ApiError } from "@/lib/api/errors";
 import type { Context } from "@/lib/api/with-api";
 import { MODELS } from "@/lib/catalog/models";
 import { applyStyle } from "@/lib/catalog/styles";
+import { DomainError, GenerationFailed } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { GenerateRequest, GenerateResponse } from "@/lib/schemas/generate";
 import { engineFor } from "./index";
@@ -29,16 +29,16 @@ export async function generateImage(input: GenerateRequest, ctx: Context): Promi
     try {
       return await engine.generate(job);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof DomainError) throw err;
       log.error("generation failed", { request_id: ctx.requestId, engine: engine.id, ...describeError(err) });
-      throw new ApiError("generation_failed");
+      throw new GenerationFailed("generation failed");
     }
   }, ctx.signal);
 
   const meta = await sharp(image.png).metadata();
   if (meta.format !== "png" || meta.width !== image.width || meta.height !== image.height) {
     log.error("engine returned a malformed image", { request_id: ctx.requestId, engine: engine.id });
-    throw new ApiError("generation_failed");
+    throw new GenerationFailed("malformed image");
   }
   const stored = await ctx.svc.storage.putPng(image.png, ctx.origin);
   const lease = ctx.lease!;

@@ -1,6 +1,6 @@
 // Safe decoding of uploads: sniff the real format, check dimensions from the header, then decode with a pixel cap.
 import sharp, { type Metadata } from "sharp";
-import { ApiError } from "@/lib/api/errors";
+import { ImageTooLarge, InvalidImage } from "@/lib/errors";
 import { ACCEPTED_IMAGE_FORMATS } from "@/lib/schemas/enhance";
 import type { RawImage } from "./types";
 
@@ -10,23 +10,23 @@ export type Probe = { format: string; width: number; height: number };
 
 /** Reads only the header. Rejects non-images, SVG (whatever the Content-Type said) and pixel bombs. */
 export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Probe> {
-  if (bytes.length === 0) throw new ApiError("invalid_image", "The image file is empty.");
+  if (bytes.length === 0) throw new InvalidImage("The image file is empty.");
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch {
-    throw new ApiError("invalid_image", "The file is not a readable PNG, JPEG, WebP, AVIF or GIF image.");
+    throw new InvalidImage("The file is not a readable PNG, JPEG, WebP, AVIF or GIF image.");
   }
   // heif covers AVIF (and HEIC where libheif can decode it).
   if (!meta.format || !ACCEPTED.has(meta.format) || !meta.width || !meta.height) {
-    throw new ApiError("invalid_image", "The file is not a PNG, JPEG, WebP, AVIF or GIF image.");
+    throw new InvalidImage("The file is not a PNG, JPEG, WebP, AVIF or GIF image.");
   }
   const frames = meta.pages ?? 1;
   if (
     meta.width * meta.height > maxPixels ||
     (frames > 1 && meta.width * (meta.pageHeight ?? meta.height) > maxPixels)
   ) {
-    throw new ApiError("image_too_large", `The image must be at most ${maxPixels / 1_000_000} megapixels.`);
+    throw new ImageTooLarge(`The image must be at most ${maxPixels / 1_000_000} megapixels.`);
   }
   const rotated = (meta.orientation ?? 1) >= 5;
   return {
@@ -48,6 +48,6 @@ export async function decodeImage(bytes: Buffer, maxPixels: number): Promise<Raw
     if (info.channels !== channels) throw new Error(`unexpected channel count ${info.channels}`);
     return { data, width: info.width, height: info.height, channels };
   } catch {
-    throw new ApiError("invalid_image", "The image could not be decoded; it may be truncated or corrupt.");
+    throw new InvalidImage("The image could not be decoded; it may be truncated or corrupt.");
   }
 }

@@ -1,7 +1,7 @@
 // Runs one enhancement in the bounded queue and stores the PNG before answering.
-import { ApiError } from "@/lib/api/errors";
 import type { EnhanceInput } from "@/lib/api/parse-enhance";
 import type { Context } from "@/lib/api/with-api";
+import { DomainError, EnhanceFailed } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { runEnhanceEngine } from "./engine-registry";
@@ -27,9 +27,9 @@ export async function enhanceImage(input: EnhanceInput, ctx: Context): Promise<E
       });
       return out;
     } catch (err) {
-      if (err instanceof ApiError || ctx.signal.aborted) throw err;
+      if (err instanceof DomainError || ctx.signal.aborted) throw err;
       log.error("enhance failed", { request_id: ctx.requestId, model: input.model, ...describeError(err) });
-      throw new ApiError("server_error", "The image could not be enhanced.");
+      throw new EnhanceFailed("enhance failed", { cause: err });
     }
   }, ctx.signal);
   const stored = await ctx.svc.storage.putPng(result.png, ctx.origin);

@@ -27,12 +27,9 @@ export const scaleFieldSchema = z
   .transform((v) => Number(v) as 2 | 4)
   .meta({ description: "Upscale factor, 2 (default) or 4; lowered to keep the long side within 4096 px." });
 
-export const modelFieldSchema = z
-  .enum(ENHANCE_MODELS)
-  .meta({
-    description:
-      "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute).",
-  });
+export const modelFieldSchema = z.enum(ENHANCE_MODELS).meta({
+  description: "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute).",
+});
 
 export const enhanceRequestSchema = z
   .object({
@@ -61,12 +58,10 @@ export const enhanceResponseSchema = z
     strength: z.number(),
     scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
     model: z.enum(ENHANCE_MODELS),
-    engine: z
-      .string()
-      .meta({
-        description:
-          "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load.",
-      }),
+    engine: z.string().meta({
+      description:
+        "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load.",
+    }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
   })

@@ -31,11 +31,9 @@ export const statusResponseSchema = z
     ),
     styles: z.array(z.object({ name: z.string(), description: z.string() })),
     ratios: z.array(z.string()),
-    upload: z
-      .object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() })
-      .meta({
-        description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending.",
-      }),
+    upload: z.object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() }).meta({
+      description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending.",
+    }),
     enhance_engine: z
       .object({
         engine: z.enum(["onnx", "sharp"]),

@@ -1,6 +1,7 @@
 // Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
+import { StoreUnavailable } from "@/lib/errors";
 import {
   type Bucket,
   type KeyRecord,
@@ -10,14 +11,6 @@ import {
   type WaitlistEntry,
   windowStartOf,
 } from "./types";
-
-/** Redis could not answer (down, slow, or erroring). Routes map it to 503 busy: never 500, never "unlimited". */
-export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StoreUnavailableError";
-  }
-}
 
 export type UpstashStoreOptions = { url: string; token: string; timeoutMs?: number };
 
@@ -75,8 +68,8 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof StoreUnavailableError) throw err;
-    throw new StoreUnavailableError(`upstash: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
+    if (err instanceof StoreUnavailable) throw err;
+    throw new StoreUnavailable(`upstash: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
       cause: err,
     });
   }
@@ -121,8 +114,7 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
   /** limit() resolves (not rejects) with reason "timeout" and success: true; that must fail closed. */
   const limit = async (bucket: Bucket, id: string, rate: number) => {
     const res = await call("rate limit", () => limiterOf(bucket).limit(id, { rate }));
-    if (res.reason === "timeout")
-      throw new StoreUnavailableError(`upstash: rate limiter timed out after ${timeoutMs} ms`);
+    if (res.reason === "timeout") throw new StoreUnavailable(`upstash: rate limiter timed out after ${timeoutMs} ms`);
     return res;
   };
 

@@ -1,5 +1,5 @@
 // A bounded work queue: at most `concurrency` jobs run, at most `maxQueued` wait; beyond that callers get busy.
-import { ApiError } from "@/lib/api/errors";
+import { QueueFull } from "@/lib/errors";
 
 type Waiter = { start: () => void; onAbort: () => void; signal?: AbortSignal };
 
@@ -30,7 +30,7 @@ export class WorkQueue {
 
   private wait(signal?: AbortSignal): Promise<void> {
     if (this.waiting.length >= this.maxQueued) {
-      throw new ApiError("busy", "The service is at capacity. Please retry in a few seconds.", { retryAfter: 5 });
+      throw new QueueFull();
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {

@@ -6,8 +6,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { Redis } from "@upstash/redis";
+import { StoreUnavailable } from "@/lib/errors";
 import type { Bucket } from "@/lib/store/types";
-import { openUpstashStore, StoreUnavailableError } from "@/lib/store/upstash";
+import { openUpstashStore } from "@/lib/store/upstash";
 import { hasRedisServer, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
@@ -117,7 +118,7 @@ describe("upstash store when Redis fails", { skip }, () => {
     windowMs: 86_400_000,
   });
 
-  it("answers StoreUnavailableError within 2 s while Redis is down, and recovers after a restart", async () => {
+  it("answers StoreUnavailable within 2 s while Redis is down, and recovers after a restart", async () => {
     const { redis, bridge } = await setup();
     const store = openUpstashStore({ url: bridge.url, token: bridge.token });
     const b = bucket();
@@ -126,9 +127,9 @@ describe("upstash store when Redis fails", { skip }, () => {
     await redis.stop();
     try {
       const started = Date.now();
-      await assert.rejects(store.take(b, "ip-1"), StoreUnavailableError);
-      await assert.rejects(store.peek(b, "ip-1"), StoreUnavailableError);
-      await assert.rejects(store.findKeyByHash("0".repeat(64)), StoreUnavailableError);
+      await assert.rejects(store.take(b, "ip-1"), StoreUnavailable);
+      await assert.rejects(store.peek(b, "ip-1"), StoreUnavailable);
+      await assert.rejects(store.findKeyByHash("0".repeat(64)), StoreUnavailable);
       assert.equal(await store.ping(), false);
       assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
     } finally {
@@ -146,7 +147,7 @@ describe("upstash store when Redis fails", { skip }, () => {
       const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
       const store = openUpstashStore({ url, token: "t", timeoutMs: 300 });
       const started = Date.now();
-      await assert.rejects(store.take(bucket(), "ip-1"), StoreUnavailableError);
+      await assert.rejects(store.take(bucket(), "ip-1"), StoreUnavailable);
       assert.ok(Date.now() - started < 2000);
       assert.equal(await store.ping(), false);
     } finally {

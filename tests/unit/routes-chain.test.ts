@@ -2,13 +2,13 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
-import { ApiError } from "@/lib/api/errors";
 import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
 import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { parseConfig } from "@/lib/config";
 import { buildEngine } from "@/lib/engines";
 import { isRouteFailing } from "@/lib/engines/health";
 import type { GenerateJob, ImageEngine } from "@/lib/engines/types";
+import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { CHAINS, type Fakes, startAllFakes } from "../fakes";
 import type { Fake } from "../fakes/fake-server";
 
@@ -170,10 +170,7 @@ describe("failures", () => {
   for (const [name, model, setUp, untouched] of moderation) {
     it(`maps ${name} to content_filtered without trying the next route`, async () => {
       setUp();
-      await assert.rejects(
-        engines[model].generate(jobFor(model, "1:1")),
-        (err: unknown) => err instanceof ApiError && err.code === "content_filtered",
-      );
+      await assert.rejects(engines[model].generate(jobFor(model, "1:1")), (err: unknown) => err instanceof Moderated);
       for (const f of untouched()) assert.equal(f.requests.length, 0, `${f.name} was called after moderation`);
       if (model === "beta-3") assert.equal(fakes.openai.requests.length, 1, "the compatible route was not tried");
     });
@@ -199,7 +196,7 @@ describe("failures", () => {
     fakes.replicate.mode = "hang";
     await assert.rejects(
       engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")),
-      (err: unknown) => err instanceof ApiError && err.code === "generation_failed",
+      (err: unknown) => err instanceof ChainExhausted && !err.allAtCapacity,
     );
   });
 
@@ -209,7 +206,7 @@ describe("failures", () => {
     for (const f of [fakes.fal, fakes.replicate, fakes.together]) f.mode = "capacity";
     await assert.rejects(
       engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1")),
-      (err: unknown) => err instanceof ApiError && err.code === "busy" && (err.retryAfter ?? 0) >= 1,
+      (err: unknown) => err instanceof ChainExhausted && err.allAtCapacity && (err.retryAfterS ?? 0) >= 1,
     );
   });
 
@@ -218,7 +215,7 @@ describe("failures", () => {
     fakes.replicate.mode = "error";
     await assert.rejects(
       engines["alpha-schnell"].generate(jobFor("alpha-schnell", "1:1")),
-      (err: unknown) => err instanceof ApiError && err.code === "generation_failed",
+      (err: unknown) => err instanceof ChainExhausted && !err.allAtCapacity,
     );
   });
 
@@ -236,9 +233,10 @@ describe("failures", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const started = Date.now();
-    await assert.rejects(engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { signal: controller.signal })), {
-      code: "generation_failed",
-    });
+    await assert.rejects(
+      engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { signal: controller.signal })),
+      WorkAborted,
+    );
     assert.ok(Date.now() - started < 1000);
     assert.equal(fakes.fal.requests.length, 0, "no further routes after a disconnect");
   });

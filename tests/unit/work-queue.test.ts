@@ -1,7 +1,7 @@
 // The bounded work queue: concurrency cap, busy when full, and abandoned jobs dropped.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ApiError } from "@/lib/api/errors";
+import { QueueFull } from "@/lib/errors";
 import { WorkQueue } from "@/lib/work/queue";
 
 function deferred() {
@@ -36,7 +36,7 @@ describe("WorkQueue", () => {
     const b = q.run(async () => {});
     await assert.rejects(
       q.run(async () => {}),
-      (e: unknown) => e instanceof ApiError && e.code === "busy" && e.retryAfter! > 0,
+      (e: unknown) => e instanceof QueueFull && e.retryAfterS > 0,
     );
     gate.resolve();
     await Promise.all([a, b]);
