@@ -32,11 +32,10 @@ async function main() {
   const server = http.createServer((req, res) => {
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
-    const ip = resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies);
-    if (ip) {
-      req.headers[PEER_IP_HEADER] = ip;
-      req.headers[PEER_TOKEN_HEADER] = token;
-    }
+    // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
+    req.headers[PEER_IP_HEADER] =
+      resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies) ?? "";
+    req.headers[PEER_TOKEN_HEADER] = token;
     handle(req, res).catch((err: unknown) => {
       console.error(JSON.stringify({ level: "error", msg: "request handler crashed", error: String(err) }));
       if (!res.headersSent) {

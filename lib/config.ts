@@ -33,8 +33,17 @@ const envSchema = z
     PRO_REQUESTS_PER_DAY: positiveInt(1000),
     STATUS_CALLS_PER_MINUTE: positiveInt(60),
     WAITLIST_SIGNUPS_PER_DAY: positiveInt(20),
+    // 0 turns a global cap off.
+    FREE_GLOBAL_GENERATIONS_PER_DAY: positiveInt(1000),
+    FREE_GLOBAL_ENHANCEMENTS_PER_DAY: positiveInt(1000),
 
     MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
+    MAX_INFLIGHT_UPLOAD_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .default(128 * 1024 * 1024),
     GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
     GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     ENHANCE_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
@@ -47,6 +56,7 @@ const envSchema = z
     UPSTASH_REDIS_REST_TOKEN: optionalText,
     BLOB_READ_WRITE_TOKEN: optionalText,
     VERCEL: optionalText,
+    VERCEL_URL: optionalText,
 
     // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
     ...providerShape(),
@@ -155,8 +165,10 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       proRequestsPerDay: env.PRO_REQUESTS_PER_DAY,
       statusCallsPerMinute: env.STATUS_CALLS_PER_MINUTE,
       waitlistSignupsPerDay: env.WAITLIST_SIGNUPS_PER_DAY,
+      freeGlobalGenerationsPerDay: env.FREE_GLOBAL_GENERATIONS_PER_DAY,
+      freeGlobalEnhancementsPerDay: env.FREE_GLOBAL_ENHANCEMENTS_PER_DAY,
     },
-    upload: { maxBytes: env.MAX_UPLOAD_BYTES, maxPixels: 25_000_000 },
+    upload: { maxBytes: env.MAX_UPLOAD_BYTES, maxPixels: 25_000_000, maxInflightBytes: env.MAX_INFLIGHT_UPLOAD_BYTES },
     work: {
       generateConcurrency: env.GENERATE_CONCURRENCY,
       generateQueue: env.GENERATE_QUEUE,
@@ -170,7 +182,8 @@ function buildConfig(env: z.infer<typeof envSchema>) {
         ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
     blobToken: env.BLOB_READ_WRITE_TOKEN,
-    onVercel: env.VERCEL === "1",
+    // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
+    onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,

@@ -5,12 +5,14 @@ import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
+import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
+import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
 export type Services = {
@@ -23,10 +25,9 @@ export type Services = {
   /** Where the per-minute status guard counts: Redis with Upstash, in process with the embedded store. */
   statusGuard: WindowCounter;
   queues: { generate: WorkQueue; enhance: WorkQueue };
+  /** Bytes of uploads held in memory at once, across every request. */
+  uploads: ByteBudget;
 };
-
-const KEY = Symbol.for("darkroom.services");
-type Holder = { [KEY]?: Services };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
 export function openStore(config: Config): Store {
@@ -55,11 +56,10 @@ function createServices(): Services {
       generate: new WorkQueue("generate", config.work.generateConcurrency, config.work.generateQueue),
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
+    uploads: new ByteBudget(config.upload.maxInflightBytes),
   };
 }
 
 export function getServices(): Services {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= createServices();
-  return holder[KEY];
+  return processSingleton("services", createServices);
 }

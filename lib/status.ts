@@ -1,11 +1,12 @@
-// The status record: health, the caller's daily counter, and the published models and styles.
-import type { Context } from "@/lib/api/with-api";
+// The status record: health, the caller's daily counters, and the published models and styles.
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
+import type { Config } from "@/lib/config";
 import { describeEngines, hasFailingRoute } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
+import type { Plan } from "@/lib/quota/policies";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
-import { type Bucket, emptyUsage, type Usage } from "@/lib/store/types";
+import type { Usage } from "@/lib/store/types";
 
 export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
 // The style catalogue is the bulk of the record and never changes, so it is encoded once.
@@ -18,31 +19,29 @@ export function serializeStatus(body: Record<string, unknown>): string {
   return `${JSON.stringify(rest).slice(0, -1)},"styles":${STYLES_JSON}}`;
 }
 
-export async function buildStatus(ctx: Context): Promise<StatusResponse> {
-  const { store, buckets } = ctx.svc;
-  // A failed read means the store is down: the record still answers, marked degraded, with an empty counter.
-  let healthy = true;
-  const read = (bucket: Bucket) =>
-    store.peek(bucket, ctx.caller.identity).catch((): Usage => {
-      healthy = false;
-      return emptyUsage(bucket);
-    });
-  const [usage, enhance] = await Promise.all([
-    read(ctx.bucket),
-    ctx.caller.plan === "free" ? read(buckets.freeEnhancements) : Promise.resolve(undefined),
-  ]);
-  ctx.reportUsage(usage);
+export type StatusInput = {
+  plan: Plan;
+  /** The counter `usage_today` reports on: Free generations, or the Pro key's requests. */
+  usage: Usage;
+  /** Free only: the separate enhancement counter. */
+  enhanceUsage?: Usage;
+  /** False when the store could not be read; the record then still answers, marked degraded. */
+  storeHealthy: boolean;
+  config: Config;
+};
+
+export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, config }: StatusInput): StatusResponse {
   return {
     // A provider whose last calls all failed degrades the service as much as a store outage does.
-    status: healthy && !hasFailingRoute() ? "ok" : "degraded",
+    status: storeHealthy && !hasFailingRoute() ? "ok" : "degraded",
     version: API_VERSION,
     usage_today: usage.used,
     limit_today: usage.limit,
     remaining: usage.remaining,
     reset_at: new Date(usage.resetMs).toISOString(),
-    plan: ctx.caller.plan,
-    ...(enhance && {
-      enhance: { usage_today: enhance.used, limit_today: enhance.limit, remaining: enhance.remaining },
+    plan,
+    ...(enhanceUsage && {
+      enhance: { usage_today: enhanceUsage.used, limit_today: enhanceUsage.limit, remaining: enhanceUsage.remaining },
     }),
     models: describeEngines().map((m) => ({
       ...m,
@@ -51,7 +50,7 @@ export async function buildStatus(ctx: Context): Promise<StatusResponse> {
     })),
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
-    upload: { max_bytes: ctx.svc.config.upload.maxBytes, max_pixels: ctx.svc.config.upload.maxPixels },
-    enhance_engine: describeEnhanceEngine(ctx.svc.config),
+    upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
+    enhance_engine: describeEnhanceEngine(config),
   };
 }

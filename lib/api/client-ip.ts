@@ -77,8 +77,14 @@ export function resolveClientIp(
 /** The quota identity of an address: IPv6 clients usually own a whole /64, so they share one bucket. */
 export function ipIdentity(ip: string): string {
   if (net.isIP(ip) !== 6) return ip;
-  const full = expandIpv6(ip);
-  return `${full.slice(0, 4).join(":")}::/64`;
+  return ipv6Prefix(ip, 64);
+}
+
+/** "2001:db8:1::/48" for any address in that /48 (prefix lengths that are whole groups only). */
+export function ipv6Prefix(ip: string, bits: 16 | 32 | 48 | 64): string {
+  return `${expandIpv6(ip)
+    .slice(0, bits / 16)
+    .join(":")}::/${bits}`;
 }
 
 function expandIpv6(ip: string): string[] {

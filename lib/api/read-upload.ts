@@ -1,8 +1,8 @@
-// Streams a multipart upload through busboy, enforcing the byte cap while it arrives.
-
+// Streams a multipart upload through busboy, within the in-flight byte budget, enforcing every cap as it arrives.
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import Busboy from "busboy";
+import type { ByteBudget } from "@/lib/work/byte-budget";
 import { ApiError } from "./errors";
 
 export type Upload = {
@@ -11,68 +11,85 @@ export type Upload = {
   /** True when `image` was sent as a plain text field instead of a file. */
   imageWasText: boolean;
   fields: Record<string, string>;
+  /** Gives the upload's bytes back to the budget; call once the work that holds them is done. */
+  release: () => void;
 };
 
 const MAX_FIELD_BYTES = 1024;
 // Room for multipart boundaries and the small text fields on top of the file itself.
 const ENVELOPE_BYTES = 64 * 1024;
 
-export async function readUpload(req: Request, maxFileBytes: number): Promise<Upload> {
+export async function readUpload(req: Request, maxFileBytes: number, budget: ByteBudget): Promise<Upload> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
     throw new ApiError("invalid_request", "Send the image as multipart/form-data.");
   }
-  const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (declared > maxFileBytes + ENVELOPE_BYTES) throw tooLarge(maxFileBytes);
+  const maxBody = maxFileBytes + ENVELOPE_BYTES;
+  const declared = Number(req.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBody) throw tooLarge(maxFileBytes);
   if (!req.body) throw new ApiError("invalid_image", "The image field is missing.");
 
   let parser: Busboy.Busboy;
   try {
     parser = Busboy({
       headers: { "content-type": type },
-      limits: { files: 1, fileSize: maxFileBytes, fields: 16, fieldSize: MAX_FIELD_BYTES, parts: 24 },
+      limits: { files: 4, fileSize: maxFileBytes, fields: 16, fieldSize: MAX_FIELD_BYTES, parts: 24 },
     });
   } catch {
     throw new ApiError("invalid_request", "The multipart body is malformed.");
   }
 
+  // A chunked body declares nothing, so it reserves the most it may grow to.
+  const release = budget.reserve(Number.isFinite(declared) && declared >= 0 ? declared : maxBody);
   const source = Readable.fromWeb(req.body as unknown as NodeWebStream<Uint8Array>);
-  return new Promise<Upload>((resolve, reject) => {
-    const result: Upload = { image: null, imageWasText: false, fields: {} };
-    let failed = false;
-    const fail = (err: ApiError) => {
-      if (failed) return;
-      failed = true;
-      source.unpipe(parser);
-      source.destroy();
-      reject(err);
-    };
+  try {
+    return await new Promise<Upload>((resolve, reject) => {
+      const result: Upload = { image: null, imageWasText: false, fields: {}, release };
+      let failed = false;
+      let received = 0;
+      const fail = (err: ApiError) => {
+        if (failed) return;
+        failed = true;
+        source.unpipe(parser);
+        source.destroy();
+        reject(err);
+      };
 
-    parser.on("file", (name, stream) => {
-      if (name !== "image" || result.image) {
-        stream.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("limit", () => fail(tooLarge(maxFileBytes)));
-      stream.on("end", () => {
-        if (!failed) result.image = Buffer.concat(chunks);
+      // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too.
+      source.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBody) fail(tooLarge(maxFileBytes));
       });
+      parser.on("file", (name, stream) => {
+        if (name !== "image" || result.image) {
+          stream.resume();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("limit", () => fail(tooLarge(maxFileBytes)));
+        stream.on("end", () => {
+          if (!failed) result.image = Buffer.concat(chunks);
+        });
+      });
+      parser.on("field", (name, value, info) => {
+        if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
+        if (name === "image") result.imageWasText = true;
+        else if (!(name in result.fields)) result.fields[name] = value;
+      });
+      parser.on("partsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many parts.")));
+      parser.on("fieldsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many fields.")));
+      parser.on("error", () => fail(new ApiError("invalid_request", "The multipart body is malformed.")));
+      parser.on("close", () => {
+        if (!failed) resolve(result);
+      });
+      source.on("error", () => fail(new ApiError("invalid_request", "The upload was interrupted.")));
+      source.pipe(parser);
     });
-    parser.on("field", (name, value, info) => {
-      if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
-      if (name === "image") result.imageWasText = true;
-      else if (!(name in result.fields)) result.fields[name] = value;
-    });
-    parser.on("filesLimit", () => {});
-    parser.on("error", () => fail(new ApiError("invalid_request", "The multipart body is malformed.")));
-    parser.on("close", () => {
-      if (!failed) resolve(result);
-    });
-    source.on("error", () => fail(new ApiError("invalid_request", "The upload was interrupted.")));
-    source.pipe(parser);
-  });
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 function tooLarge(maxBytes: number) {

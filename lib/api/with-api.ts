@@ -1,127 +1,84 @@
-// The one wrapper around every quota'd route: identify → input → filter → quota → work → error mapping.
+// The thin wrapper around every API route: what is the same for all of them — the request id, who is calling,
+// the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
+// Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
-import { type Caller, identifyCaller, identityOfIp, readClientIp } from "@/lib/auth/identify";
-import { StoreUnavailable } from "@/lib/errors";
-import { describeError, log } from "@/lib/log";
-import { dailyBucketOf, type PolicyName } from "@/lib/quota/policies";
+import { type Caller, freeCallerOf, identifyCaller, readClientIp } from "@/lib/auth/identify";
+import type { Endpoint } from "@/lib/quota/policies";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
-import type { Bucket, Take, Usage } from "@/lib/store/types";
+import { DAY_MS, emptyUsage, type Usage } from "@/lib/store/types";
 import { ApiError, toApiError } from "./errors";
-import { nextUtcMidnightMs, rateLimitHeaders, secondsUntil } from "./headers";
+import { rateLimitHeaders, secondsUntil } from "./headers";
+import { chargesFor, Quota, waitlistCharges } from "./quota";
 
-export type Context = {
+export type RouteContext = {
   req: Request;
   requestId: string;
   caller: Caller;
   svc: Services;
-  /** The daily bucket this endpoint counts on for this caller. */
-  bucket: Bucket;
-  /** The unit taken for this request (generate/enhance only). */
-  lease?: Take;
+  /** This request's quota: take before costly work; the wrapper settles it and reports it in the headers. */
+  quota: Quota;
   /** Aborts when the client disconnects. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** The app's own origin, for URLs when no CDN base is set. */
-  origin: string;
-  /** Lets work that already read the daily bucket (status) hand it to the headers instead of a second read. */
-  reportUsage: (usage: Usage) => void;
+  readonly origin: string;
 };
 
-type Spec<I> = {
-  policy: PolicyName;
-  parse: (req: Request, ctx: Omit<Context, "lease">) => Promise<I>;
-  /** Throws ApiError("content_filtered") to reject. */
-  filter?: (input: I) => void;
-  run: (input: I, ctx: Context) => Promise<Record<string, unknown>>;
-  /** Serialises the 200 body; status splices in its pre-serialised catalogue instead of re-encoding it. */
-  serialize?: (body: Record<string, unknown>) => string;
-};
+/** A 200 JSON body (an object, or JSON text already serialised), or a whole Response for other statuses. */
+export type RouteResult = Record<string, unknown> | string | Response;
 
-export function newRequestId(): string {
-  // randomUUID draws from a cached entropy pool: unique ids without a syscall per request.
-  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
-}
-
-export function withApi<I>(spec: Spec<I>): (req: Request) => Promise<Response> {
+/**
+ * `endpoint` names the daily bucket the route reports on. "waitlist" is open to anyone and counts signups per IP;
+ * the others need a key or a browser's `X-Requested-With`.
+ */
+export function withApi(
+  endpoint: Endpoint | "waitlist",
+  handler: (ctx: RouteContext) => Promise<RouteResult>,
+): (req: Request) => Promise<Response> {
   return async (req) => {
     const requestId = newRequestId();
-    let svc: Services | undefined;
-    let usage: Usage | undefined;
-    let reportOn: { bucket: Bucket; identity: string } | undefined;
+    let quota: Quota | undefined;
     try {
-      svc = getServices();
-      const services = svc;
-      let caller: Caller;
-      try {
-        caller = await identifyCaller(req, services);
-      } catch (err) {
-        // A 401 describes the caller IP's Free generation bucket.
-        reportOn = { bucket: services.buckets.freeGenerations, identity: identityOfIp(readClientIp(req, services)) };
-        throw err;
-      }
-      const bucket = dailyBucketOf(services.buckets, spec.policy, caller.plan);
-      reportOn = { bucket, identity: caller.identity };
-      const reportUsage = (u: Usage) => {
-        usage = u;
-      };
-      // The abort signal and origin cost something to build in Next; only the work that needs them reads them.
-      const base = {
+      const svc = getServices();
+      const ip = readClientIp(req, svc);
+      const abandoned = () => req.signal.aborted;
+      // A 401 describes the caller IP's Free generation bucket.
+      const anonymous = freeCallerOf(ip);
+      quota = new Quota(svc.store, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
+      const caller = endpoint === "waitlist" ? anonymous : await identifyCaller(req, svc, ip);
+      quota = new Quota(
+        svc.store,
+        endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
+        abandoned,
+      );
+      const result = await handler({
         req,
         requestId,
         caller,
-        svc: services,
-        bucket,
-        reportUsage,
+        svc,
+        quota,
+        // Building these costs something in Next; only the routes that need them read them.
         get signal() {
           return req.signal;
         },
         get origin() {
           return originOf(req);
         },
-      };
-
-      const input = await spec.parse(req, base);
-      spec.filter?.(input);
-
-      let lease: Take | undefined;
-      if (spec.policy === "status") {
-        // Status must keep answering (as "degraded") while the store is down, so the guard alone fails open.
-        const guard = await services.statusGuard.take(services.buckets.statusGuard, caller.identity).catch((err) => {
-          if (err instanceof StoreUnavailable) return null;
-          throw err;
-        });
-        if (guard && !guard.ok) {
-          throw new ApiError("rate_limited", `Too many status calls: at most ${guard.limit} per minute.`, {
-            retryAfter: secondsUntil(guard.resetMs),
-          });
-        }
-      } else {
-        lease = await services.store.take(bucket, caller.identity);
-        usage = lease;
-        if (!lease.ok) throw quotaError(lease, caller);
-      }
-
-      let body: Record<string, unknown>;
-      try {
-        body = await spec.run(input, Object.assign(base, { lease }));
-      } catch (err) {
-        if (lease?.ok) {
-          await services.store
-            .refund(bucket, caller.identity, lease.windowStart)
-            .catch((e) => log.error("refund failed", { request_id: requestId, ...describeError(e) }));
-          usage = { ...lease, used: lease.used - 1, remaining: lease.remaining + 1 };
-        }
-        throw err;
-      }
-      usage ??= await services.store.peek(bucket, caller.identity).catch(() => fallbackUsage(bucket));
-      return respond(200, spec.serialize ? spec.serialize(body) : body, requestId, usage);
+      });
+      const usage = await quota.usageForHeaders();
+      if (result instanceof Response) return withHeaders(result, requestId, usage);
+      return respond(200, result, requestId, usage);
     } catch (err) {
-      if (!usage && reportOn && svc) {
-        usage = await svc.store.peek(reportOn.bucket, reportOn.identity).catch(() => undefined);
-      }
-      return errorResponse(err, requestId, usage ?? fallbackUsage(reportOn?.bucket));
+      const apiError = toApiError(err, requestId);
+      await quota?.fail().catch((e) => toApiError(e, requestId));
+      return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
     }
   };
+}
+
+export function newRequestId(): string {
+  // randomUUID draws from a cached entropy pool: unique ids without a syscall per request.
+  return `req_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
 /**
@@ -135,20 +92,6 @@ export function errorResponse(err: unknown, requestId: string, usage?: Usage): R
     error: { code: apiError.code, message: apiError.message, request_id: requestId },
   };
   return respond(apiError.status, body, requestId, usage, apiError.retryAfter);
-}
-
-function quotaError(lease: Take, caller: Caller): ApiError {
-  const resetAt = new Date(lease.resetMs).toISOString();
-  const message =
-    caller.plan === "free"
-      ? `Daily free limit of ${lease.limit} reached. It resets at ${resetAt} (midnight UTC). For more, join the Pro waitlist at /waitlist.`
-      : `Daily limit of ${lease.limit} requests for this key reached. It resets at ${resetAt} (midnight UTC).`;
-  return new ApiError("rate_limited", message, { retryAfter: secondsUntil(lease.resetMs) });
-}
-
-function fallbackUsage(bucket: Bucket | undefined): Usage {
-  const limit = bucket?.limit ?? 0;
-  return { limit, used: 0, remaining: 0, resetMs: nextUtcMidnightMs() };
 }
 
 /** A JSON response with the contract's headers; `body` may be already-serialised JSON text. */
@@ -170,6 +113,17 @@ export function respond(
   return new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers });
 }
 
+function withHeaders(res: Response, requestId: string, usage: Usage): Response {
+  res.headers.set("X-Request-Id", requestId);
+  for (const [name, value] of Object.entries(rateLimitHeaders(usage))) res.headers.set(name, value);
+  return res;
+}
+
+/** Rate-limit headers for an answer given before any bucket is known (the configuration failed to load). */
+function noUsage(): Usage {
+  return emptyUsage({ name: "none", limit: 0, windowMs: DAY_MS });
+}
+
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** The origin clients reached us on; a malformed Host header falls back to the request URL. */
@@ -185,25 +139,22 @@ export function originOf(req: Request): string {
  * caller IP's Free generation bucket, as for a 401) instead of the framework's empty 405.
  */
 export function rejectOtherMethods(allowed: string[]) {
+  const refuse = withApi("generate", async () => {
+    throw new ApiError("method_not_allowed", `Use ${allowed.join(" or ")} on this endpoint.`);
+  });
   const handler = async (req: Request): Promise<Response> => {
-    const requestId = newRequestId();
-    let usage: Usage | undefined;
-    try {
-      const svc = getServices();
-      usage = await svc.store
-        .peek(svc.buckets.freeGenerations, identityOfIp(readClientIp(req, svc)))
-        .catch(() => undefined);
-    } catch {
-      usage = undefined;
-    }
-    const res = errorResponse(
-      new ApiError("method_not_allowed", `Use ${allowed.join(" or ")} on this endpoint.`),
-      requestId,
-      usage ?? fallbackUsage(undefined),
-    );
+    const res = await refuse(anonymised(req));
     res.headers.set("Allow", allowed.join(", "));
     return res;
   };
   const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !allowed.includes(m));
   return Object.fromEntries(methods.map((m) => [m, handler])) as Record<string, (req: Request) => Promise<Response>>;
+}
+
+/** The request without credentials, so a 405 never verifies a key: it reports on the IP's Free bucket. */
+function anonymised(req: Request): Request {
+  const headers = new Headers(req.headers);
+  headers.delete("authorization");
+  headers.set("x-requested-with", "XMLHttpRequest");
+  return new Request(req.url, { method: "GET", headers });
 }

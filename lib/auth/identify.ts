@@ -1,54 +1,65 @@
 // Who is calling: a Pro key, a browser on the Free plan (counted per IP), or nobody we can serve.
 import crypto from "node:crypto";
-import { ipIdentity, normalizeIp } from "@/lib/api/client-ip";
+import net from "node:net";
+import { ipIdentity, ipv6Prefix, normalizeIp } from "@/lib/api/client-ip";
 import { ApiError } from "@/lib/api/errors";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/api/peer";
 import { verifyApiKey } from "@/lib/auth/keys";
+import { log } from "@/lib/log";
 import type { Plan } from "@/lib/quota/policies";
 import type { Services } from "@/lib/services";
 
 export type Caller = {
   plan: Plan;
-  /** What quotas are counted on: "key:<id>", "ip:<addr or /64>", or a one-off id when there is no usable address. */
+  /** What quotas are counted on: "key:<id>", "ip:<addr or /64>", or "ip:unknown" for every request without one. */
   identity: string;
   keyId?: string;
   ip: string | null;
+  /** For IPv6 Free callers: the /48 all their /64s are also counted on together. */
+  net48?: string;
 };
 
-let warnedNoPeer = false;
+/** The one bucket every request without a usable address shares: a missing address never opens fresh quota. */
+export const UNKNOWN_IP_IDENTITY = "ip:unknown";
+const WARN_EVERY_MS = 60_000;
+let lastWarned = 0;
 
 /** The client address as recorded by our server (or the platform on Vercel); null when unknown. */
 export function readClientIp(req: Request, svc: Pick<Services, "config">): string | null {
-  if (svc.config.onVercel) {
-    // Vercel overwrites these with the real client address; clients cannot set them there.
-    return normalizeIp(req.headers.get("x-real-ip") ?? req.headers.get("x-vercel-forwarded-for")?.split(",")[0]);
-  }
   const token = process.env[PEER_TOKEN_ENV];
-  const presented = req.headers.get(PEER_TOKEN_HEADER);
-  if (
-    token &&
-    presented &&
-    presented.length === token.length &&
-    crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token))
-  ) {
-    return normalizeIp(req.headers.get(PEER_IP_HEADER));
+  if (token) {
+    // Behind server.ts only its signed header counts, whatever platform variables say.
+    const presented = req.headers.get(PEER_TOKEN_HEADER);
+    const signed =
+      presented !== null &&
+      presented.length === token.length &&
+      crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+    return signed ? normalizeIp(req.headers.get(PEER_IP_HEADER)) : null;
   }
-  if (!warnedNoPeer) {
-    warnedNoPeer = true;
-    console.warn(
-      "darkroom: requests are not coming through server.ts, so client IPs are unknown; start with `npm start`.",
-    );
+  if (svc.config.onVercel) {
+    // Vercel's edge overwrites these with the real client address; clients cannot set them there.
+    return normalizeIp(req.headers.get("x-real-ip") ?? req.headers.get("x-vercel-forwarded-for")?.split(",")[0]);
   }
   return null;
 }
 
 export function identityOfIp(ip: string | null): string {
-  // Requests with no usable address never share a bucket, so one cannot exhaust another's quota.
-  return ip ? `ip:${ipIdentity(ip)}` : `anon:${crypto.randomUUID()}`;
+  if (ip) return `ip:${ipIdentity(ip)}`;
+  const now = Date.now();
+  if (now - lastWarned > WARN_EVERY_MS) {
+    lastWarned = now;
+    log.warn("requests without a usable client address share one free bucket; check TRUSTED_PROXIES and `npm start`");
+  }
+  return UNKNOWN_IP_IDENTITY;
 }
 
-export async function identifyCaller(req: Request, svc: Services): Promise<Caller> {
-  const ip = readClientIp(req, svc);
+/** A Free caller on the address the request came from. */
+export function freeCallerOf(ip: string | null): Caller {
+  const net48 = ip && net.isIP(ip) === 6 ? `ip48:${ipv6Prefix(ip, 48)}` : undefined;
+  return { plan: "free", identity: identityOfIp(ip), ip, ...(net48 && { net48 }) };
+}
+
+export async function identifyCaller(req: Request, svc: Services, ip: string | null): Promise<Caller> {
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const match = /^Bearer +(\S+) *$/i.exec(auth);
@@ -56,9 +67,7 @@ export async function identifyCaller(req: Request, svc: Services): Promise<Calle
     if (!record) throw new ApiError("unauthorized", "The API key is missing, malformed, unknown or revoked.");
     return { plan: "pro", identity: `key:${record.id}`, keyId: record.id, ip };
   }
-  if (req.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest") {
-    return { plan: "free", identity: identityOfIp(ip), ip };
-  }
+  if (req.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest") return freeCallerOf(ip);
   throw new ApiError(
     "unauthorized",
     "An API key is required: send Authorization: Bearer <key>. Pro keys are not generally available yet; join the waitlist at /waitlist.",

@@ -1,14 +1,45 @@
 // Runs one generation: engine → checks → durable storage, before any URL is handed out.
 import sharp from "sharp";
-import type { Context } from "@/lib/api/with-api";
-import { MODELS } from "@/lib/catalog/models";
-import { applyStyle } from "@/lib/catalog/styles";
+import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
+import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { DomainError, GenerationFailed } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import type { GenerateRequest, GenerateResponse } from "@/lib/schemas/generate";
+import type { ImageStorage } from "@/lib/storage/types";
+import type { WorkQueue } from "@/lib/work/queue";
 import { engineFor } from "./index";
 
-export async function generateImage(input: GenerateRequest, ctx: Context): Promise<GenerateResponse> {
+export type GenerateInput = {
+  prompt: string;
+  model: ModelName;
+  style: StyleName;
+  ratio: Ratio;
+  seed?: number;
+  negativePrompt?: string;
+};
+
+export type GenerateDeps = {
+  requestId: string;
+  /** Aborts when the caller goes away or cancels. */
+  signal: AbortSignal;
+  storage: ImageStorage;
+  queue: WorkQueue;
+  /** The app's own origin, for URLs when no CDN base is set. */
+  origin: string;
+  /** Called once the engine is asked for the image: from then on the cost is being spent. */
+  onStart?: () => void;
+};
+
+export type GeneratedResult = {
+  id: string;
+  url: string;
+  width: number;
+  height: number;
+  seed?: number;
+  engine: string;
+  ai: boolean;
+};
+
+export async function generateImage(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedResult> {
   const size = MODELS[input.model].sizes[input.ratio];
   const engine = engineFor(input.model);
   const job = {
@@ -20,37 +51,31 @@ export async function generateImage(input: GenerateRequest, ctx: Context): Promi
     width: size.width,
     height: size.height,
     seed: input.seed,
-    negativePrompt: input.negative_prompt,
-    requestId: ctx.requestId,
-    signal: ctx.signal,
+    negativePrompt: input.negativePrompt,
+    requestId: deps.requestId,
+    signal: deps.signal,
   };
 
-  const image = await ctx.svc.queues.generate.run(async () => {
+  const image = await deps.queue.run(async () => {
+    deps.onStart?.();
     try {
       return await engine.generate(job);
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      log.error("generation failed", { request_id: ctx.requestId, engine: engine.id, ...describeError(err) });
-      throw new GenerationFailed("generation failed");
+      log.error("generation failed", { request_id: deps.requestId, engine: engine.id, ...describeError(err) });
+      throw new GenerationFailed("generation failed", { cause: err });
     }
-  }, ctx.signal);
+  }, deps.signal);
 
   const meta = await sharp(image.png).metadata();
   if (meta.format !== "png" || meta.width !== image.width || meta.height !== image.height) {
-    log.error("engine returned a malformed image", { request_id: ctx.requestId, engine: engine.id });
+    log.error("engine returned a malformed image", { request_id: deps.requestId, engine: engine.id });
     throw new GenerationFailed("malformed image");
   }
-  const stored = await ctx.svc.storage.putPng(image.png, ctx.origin);
-  const lease = ctx.lease!;
+  const stored = await deps.storage.putPng(image.png, deps.origin);
   return {
-    success: true,
-    url: stored.url,
-    model: input.model,
-    ratio: input.ratio,
-    usage: lease.used,
-    remaining: lease.remaining,
     id: stored.id,
-    style: input.style,
+    url: stored.url,
     width: image.width,
     height: image.height,
     seed: image.seed,

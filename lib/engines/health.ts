@@ -1,14 +1,9 @@
 // Per-route health in process memory: the last few outcomes, so /api/status can say "degraded" while a provider fails.
-const WINDOW = 3;
-const KEY = Symbol.for("darkroom.route-health");
-type Holder = { [KEY]?: Map<string, boolean[]> };
+import { processSingleton } from "@/lib/singleton";
 
-// On globalThis because Next may bundle this module once per route; generate and status must share it.
-function ringsOf(): Map<string, boolean[]> {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= new Map();
-  return holder[KEY];
-}
+const WINDOW = 3;
+// One per process, not per module: Next may bundle this module once per route; generate and status must share it.
+const ringsOf = () => processSingleton("route-health", () => new Map<string, boolean[]>());
 
 export function recordOutcome(routeId: string, ok: boolean): void {
   const rings = ringsOf();

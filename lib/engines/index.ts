@@ -1,8 +1,8 @@
 // Which engine serves each model: the fallback chain configured by MODEL_* (or its default), built once per process.
-
 import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
 import { type Config, getConfig } from "@/lib/config";
+import { processSingleton } from "@/lib/singleton";
 import { createBoundedFetch } from "./bounded-fetch";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
@@ -10,9 +10,6 @@ import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
 import { PREVIEW_ROUTE, type Route } from "./routes";
 import type { ImageEngine } from "./types";
-
-const KEY = Symbol.for("darkroom.engines");
-type Holder = { [KEY]?: Map<ModelName, ImageEngine> };
 
 export function buildEngine(model: ModelName, config: Config): ImageEngine {
   const routes = config.generation.chains[model];
@@ -34,12 +31,11 @@ export function buildEngine(model: ModelName, config: Config): ImageEngine {
 }
 
 export function engineFor(model: ModelName): ImageEngine {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= new Map();
-  let engine = holder[KEY].get(model);
+  const engines = processSingleton("engines", () => new Map<ModelName, ImageEngine>());
+  let engine = engines.get(model);
   if (!engine) {
     engine = buildEngine(model, getConfig());
-    holder[KEY].set(model, engine);
+    engines.set(model, engine);
   }
   return engine;
 }

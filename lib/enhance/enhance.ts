@@ -1,50 +1,74 @@
-// Runs one enhancement in the bounded queue and stores the PNG before answering.
-import type { EnhanceInput } from "@/lib/api/parse-enhance";
-import type { Context } from "@/lib/api/with-api";
+// Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
+import type { Config } from "@/lib/config";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import type { EnhanceResponse } from "@/lib/schemas/enhance";
+import type { ImageStorage } from "@/lib/storage/types";
+import type { WorkQueue } from "@/lib/work/queue";
+import { decodeImage, probeImage } from "./decode";
 import { runEnhanceEngine } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
+import type { ModelChoice } from "./types";
 
-export async function enhanceImage(input: EnhanceInput, ctx: Context): Promise<EnhanceResponse> {
-  const result = await ctx.svc.queues.enhance.run(async () => {
+export type EnhanceInput = { bytes: Buffer; strength: number; scale: 2 | 4; model: ModelChoice };
+
+export type EnhanceDeps = {
+  requestId: string;
+  /** Aborts when the caller goes away or cancels. */
+  signal: AbortSignal;
+  storage: ImageStorage;
+  queue: WorkQueue;
+  origin: string;
+  config: Config;
+  /** Called once the job leaves the queue and starts: from then on the cost is being spent. */
+  onStart?: () => void;
+};
+
+export type EnhancedResult = {
+  id: string;
+  url: string;
+  originalSize: string;
+  enhancedSize: string;
+  scale: number;
+  engine: string;
+};
+
+export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Promise<EnhancedResult> {
+  const { maxPixels } = deps.config.upload;
+  // The header alone refuses non-images and pixel bombs before a queue slot is spent on them.
+  await probeImage(input.bytes, maxPixels);
+  const result = await deps.queue.run(async () => {
+    deps.onStart?.();
     const started = performance.now();
+    const image = await decodeImage(input.bytes, maxPixels);
     try {
-      const out = await enhanceRaw((job) => runEnhanceEngine(ctx.svc.config, job), input.image, {
+      const out = await enhanceRaw((job) => runEnhanceEngine(deps.config, job), image, {
         strength: input.strength,
         scale: input.scale,
         model: input.model,
-        signal: ctx.signal,
+        signal: deps.signal,
       });
       // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
       log.info("enhance job", {
-        request_id: ctx.requestId,
+        request_id: deps.requestId,
         engine: out.engine,
         model: input.model,
         size: `${out.width}x${out.height}`,
         ms: Math.round(performance.now() - started),
       });
-      return out;
+      return { out, original: image };
     } catch (err) {
-      if (err instanceof DomainError || ctx.signal.aborted) throw err;
-      log.error("enhance failed", { request_id: ctx.requestId, model: input.model, ...describeError(err) });
+      if (err instanceof DomainError || deps.signal.aborted) throw err;
+      log.error("enhance failed", { request_id: deps.requestId, model: input.model, ...describeError(err) });
       throw new EnhanceFailed("enhance failed", { cause: err });
     }
-  }, ctx.signal);
-  const stored = await ctx.svc.storage.putPng(result.png, ctx.origin);
-  const lease = ctx.lease!;
+  }, deps.signal);
+  const stored = await deps.storage.putPng(result.out.png, deps.origin);
   return {
-    success: true,
-    url: stored.url,
-    original_size: `${input.image.width}x${input.image.height}`,
-    enhanced_size: `${result.width}x${result.height}`,
     id: stored.id,
-    strength: input.strength,
-    scale: Number(result.scale.toFixed(4)),
-    model: input.model,
-    engine: result.engine,
-    usage: lease.used,
-    remaining: lease.remaining,
+    url: stored.url,
+    originalSize: `${result.original.width}x${result.original.height}`,
+    enhancedSize: `${result.out.width}x${result.out.height}`,
+    scale: Number(result.out.scale.toFixed(4)),
+    engine: result.out.engine,
   };
 }

@@ -1,26 +1,41 @@
-// Named rate-limit policies: which bucket each endpoint takes from and reports on, per plan.
+// Named rate-limit policies: which buckets each endpoint takes from and reports on, per plan.
 import type { Config } from "@/lib/config";
 import { type Bucket, DAY_MS } from "@/lib/store/types";
 
 const MINUTE_MS = 60_000;
+/** All the /64s of one IPv6 /48 together get at most this many times the per-IP free limit. */
+export const IPV6_48_FACTOR = 4;
 
 export type Plan = "free" | "pro";
-export type PolicyName = "generate" | "enhance" | "status";
+/** The endpoints that count on a daily bucket: generate and enhance take from it, status only reads it. */
+export type Endpoint = "generate" | "enhance" | "status";
 
 export function bucketsOf(limits: Config["limits"]) {
+  const day = (name: string, limit: number): Bucket => ({ name, limit, windowMs: DAY_MS });
   return {
-    freeGenerations: { name: "free-gen", limit: limits.freeGenerationsPerDay, windowMs: DAY_MS },
-    freeEnhancements: { name: "free-enh", limit: limits.freeEnhancementsPerDay, windowMs: DAY_MS },
-    proRequests: { name: "pro-req", limit: limits.proRequestsPerDay, windowMs: DAY_MS },
-    statusGuard: { name: "status-min", limit: limits.statusCallsPerMinute, windowMs: MINUTE_MS },
-    waitlistSignups: { name: "waitlist", limit: limits.waitlistSignupsPerDay, windowMs: DAY_MS },
-  } satisfies Record<string, Bucket>;
+    freeGenerations: day("free-gen", limits.freeGenerationsPerDay),
+    freeEnhancements: day("free-enh", limits.freeEnhancementsPerDay),
+    freeGenerationsPer48: day("free-gen-48", limits.freeGenerationsPerDay * IPV6_48_FACTOR),
+    freeEnhancementsPer48: day("free-enh-48", limits.freeEnhancementsPerDay * IPV6_48_FACTOR),
+    freeGlobalGenerations: day("free-gen-all", limits.freeGlobalGenerationsPerDay),
+    freeGlobalEnhancements: day("free-enh-all", limits.freeGlobalEnhancementsPerDay),
+    proRequests: day("pro-req", limits.proRequestsPerDay),
+    statusGuard: { name: "status-min", limit: limits.statusCallsPerMinute, windowMs: MINUTE_MS } satisfies Bucket,
+    waitlistSignups: day("waitlist", limits.waitlistSignupsPerDay),
+  };
 }
 
 export type Buckets = ReturnType<typeof bucketsOf>;
 
-/** The daily bucket an endpoint counts on (and reports in X-RateLimit-*). */
-export function dailyBucketOf(buckets: Buckets, policy: PolicyName, plan: Plan): Bucket {
+/** The daily bucket an endpoint counts on for a plan, and reports in X-RateLimit-*. */
+export function dailyBucketOf(buckets: Buckets, endpoint: Endpoint, plan: Plan): Bucket {
   if (plan === "pro") return buckets.proRequests;
-  return policy === "enhance" ? buckets.freeEnhancements : buckets.freeGenerations;
+  return endpoint === "enhance" ? buckets.freeEnhancements : buckets.freeGenerations;
+}
+
+/** What one Free unit of an endpoint is also counted against: the caller's IPv6 /48, and the whole free plan. */
+export function freeCapsOf(buckets: Buckets, endpoint: "generate" | "enhance") {
+  return endpoint === "enhance"
+    ? { per48: buckets.freeEnhancementsPer48, global: buckets.freeGlobalEnhancements }
+    : { per48: buckets.freeGenerationsPer48, global: buckets.freeGlobalGenerations };
 }

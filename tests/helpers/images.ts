@@ -63,3 +63,12 @@ export async function truncatedPng(): Promise<Buffer> {
 export const SVG_BYTES = Buffer.from(
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="red"/></svg>',
 );
+
+/** A PNG of random noise: it barely compresses, so its size tracks its pixels (about 3 bytes each). */
+export async function noisyPngOf(width: number, height: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+}

@@ -15,8 +15,12 @@ describe("parseConfig", () => {
       proRequestsPerDay: 1000,
       statusCallsPerMinute: 60,
       waitlistSignupsPerDay: 20,
+      freeGlobalGenerationsPerDay: 1000,
+      freeGlobalEnhancementsPerDay: 1000,
     });
     assert.equal(c.upload.maxBytes, 10 * 1024 * 1024);
+    assert.equal(c.upload.maxInflightBytes, 128 * 1024 * 1024);
+    assert.equal(c.onVercel, false);
     assert.equal(c.upload.maxPixels, 25_000_000);
     assert.equal(c.upstash, undefined);
     assert.equal(c.blobToken, undefined);
@@ -62,4 +66,11 @@ describe("parseConfig", () => {
       );
     });
   }
+});
+
+describe("platform detection", () => {
+  it("trusts the Vercel platform only when Vercel's run-time variables are both set", () => {
+    assert.equal(parseConfig({ VERCEL: "1", KEY_PEPPER: "p".repeat(32) }).onVercel, false);
+    assert.equal(parseConfig({ VERCEL: "1", VERCEL_URL: "x.vercel.app", KEY_PEPPER: "p".repeat(32) }).onVercel, true);
+  });
 });

@@ -1,4 +1,4 @@
-// The request wrapper: error shape, refunds when work fails, and no leaked internals.
+// The request wrapper and the quota it owns: error shape, refunds when work fails, abandoned work keeps its unit.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,18 +8,22 @@ import { before, describe, it } from "node:test";
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-wrapper-"));
 process.env.DARKROOM_PEER_TOKEN = "unit-test-token";
 
-type WithApi = typeof import("@/lib/api/with-api").withApi;
-let withApi: WithApi;
+let withApi: typeof import("@/lib/api/with-api").withApi;
 let ApiError: typeof import("@/lib/api/errors").ApiError;
+let errors: typeof import("@/lib/errors");
+let getServices: typeof import("@/lib/services").getServices;
 
 before(async () => {
   ({ withApi } = await import("@/lib/api/with-api"));
   ({ ApiError } = await import("@/lib/api/errors"));
+  errors = await import("@/lib/errors");
+  ({ getServices } = await import("@/lib/services"));
 });
 
-function browserRequest(ip: string) {
+function browserRequest(ip: string, signal?: AbortSignal) {
   return new Request("http://localhost/api/generate", {
     method: "POST",
+    signal,
     headers: {
       "X-Requested-With": "XMLHttpRequest",
       "x-darkroom-client-ip": ip,
@@ -28,14 +32,16 @@ function browserRequest(ip: string) {
   });
 }
 
+async function usedBy(ip: string) {
+  const svc = getServices();
+  return (await svc.store.peek(svc.buckets.freeGenerations, `ip:${ip}`)).used;
+}
+
 describe("withApi", () => {
   it("gives the unit back when the work fails", async () => {
-    const handler = withApi({
-      policy: "generate",
-      parse: async () => null,
-      run: async () => {
-        throw new ApiError("generation_failed");
-      },
+    const handler = withApi("generate", async ({ quota }) => {
+      await quota.take();
+      throw new errors.GenerationFailed("provider down");
     });
     for (let i = 0; i < 8; i++) {
       const res = await handler(browserRequest("192.0.2.10"));
@@ -48,12 +54,8 @@ describe("withApi", () => {
 
   it("hides unexpected errors behind server_error and logs them with the request id", async () => {
     const secret = "provider said: token sk-123 is invalid at /srv/app.js:10";
-    const handler = withApi({
-      policy: "generate",
-      parse: async () => null,
-      run: async () => {
-        throw new Error(secret);
-      },
+    const handler = withApi("generate", async () => {
+      throw new Error(secret);
     });
     const logged: string[] = [];
     const original = console.error;
@@ -72,23 +74,74 @@ describe("withApi", () => {
 
   it("keeps the quota exact when parallel requests partly fail", async () => {
     let n = 0;
-    const handler = withApi({
-      policy: "generate",
-      parse: async () => null,
-      run: async () => {
-        await new Promise((r) => setTimeout(r, 5));
-        if (n++ % 2 === 0) throw new ApiError("generation_failed");
-        return { ok: true };
-      },
+    const handler = withApi("generate", async ({ quota }) => {
+      await quota.take();
+      await new Promise((r) => setTimeout(r, 5));
+      if (n++ % 2 === 0) throw new ApiError("generation_failed");
+      return { ok: true };
     });
     const replies = await Promise.all(Array.from({ length: 20 }, () => handler(browserRequest("192.0.2.12"))));
     const ok = replies.filter((r) => r.status === 200).length;
     assert.ok(ok <= 5);
-    const after = await handler(browserRequest("192.0.2.99"));
-    assert.equal(after.status === 200 || after.status === 500, true);
-    const { getServices } = await import("@/lib/services");
-    const svc = getServices();
-    const usage = await svc.store.peek(svc.buckets.freeGenerations, "ip:192.0.2.12");
-    assert.equal(usage.used, ok, "only successes keep their unit");
+    assert.equal(await usedBy("192.0.2.12"), ok, "only successes keep their unit");
+  });
+
+  it("keeps the unit when the caller leaves after the work started", async () => {
+    const controller = new AbortController();
+    const handler = withApi("generate", async ({ quota, signal }) => {
+      await quota.take();
+      quota.markStarted();
+      controller.abort();
+      signal.throwIfAborted();
+      return { ok: true };
+    });
+    const res = await handler(browserRequest("192.0.2.13", controller.signal));
+    assert.equal(res.status, 500);
+    assert.equal(await usedBy("192.0.2.13"), 1, "the cost was spent, so the unit is kept");
+  });
+
+  it("gives the unit back when the caller leaves before the work started", async () => {
+    const controller = new AbortController();
+    const handler = withApi("generate", async ({ quota, signal }) => {
+      await quota.take();
+      controller.abort();
+      signal.throwIfAborted();
+      return { ok: true };
+    });
+    await handler(browserRequest("192.0.2.14", controller.signal));
+    assert.equal(await usedBy("192.0.2.14"), 0);
+  });
+
+  it("gives the unit back when started work fails through no act of the caller", async () => {
+    const handler = withApi("generate", async ({ quota }) => {
+      await quota.take();
+      quota.markStarted();
+      throw new errors.StorageUnavailable("ENOSPC");
+    });
+    const res = await handler(browserRequest("192.0.2.15"));
+    assert.equal(res.status, 503);
+    assert.ok(Number(res.headers.get("retry-after")) > 0);
+    assert.equal(await usedBy("192.0.2.15"), 0);
+  });
+
+  it("maps each domain error to its contract code", async () => {
+    const cases: [Error, number, string][] = [
+      [new errors.QueueFull(), 503, "busy"],
+      [new errors.StoreUnavailable(), 503, "busy"],
+      [new errors.Moderated(), 422, "content_filtered"],
+      [new errors.ChainExhausted(false), 500, "generation_failed"],
+      [new errors.ChainExhausted(true, 7), 503, "busy"],
+      [new errors.InvalidImage("bad"), 400, "invalid_image"],
+      [new errors.ImageTooLarge("big"), 413, "image_too_large"],
+      [new errors.NotFound(), 404, "not_found"],
+      [new errors.EnhanceFailed("x"), 500, "server_error"],
+    ];
+    for (const [i, [err, status, code]] of cases.entries()) {
+      const res = await withApi("generate", async () => {
+        throw err;
+      })(browserRequest(`192.0.2.${100 + i}`));
+      assert.equal(res.status, status, err.name);
+      assert.equal((await res.json()).error.code, code, err.name);
+    }
   });
 });

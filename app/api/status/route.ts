@@ -1,15 +1,29 @@
 // GET /api/status – service health and the caller's daily usage.
+import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { buildStatus, serializeStatus } from "@/lib/status";
+import { emptyUsage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi({
-  policy: "status",
-  parse: async () => null,
-  run: (_input, ctx) => buildStatus(ctx),
-  serialize: serializeStatus,
+export const GET = withApi("status", async ({ caller, svc, quota }) => {
+  await enforceCallGuard(svc.statusGuard, svc.buckets.statusGuard, caller, "status");
+
+  // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
+  const enhanceBucket = svc.buckets.freeEnhancements;
+  const [usage, enhanceUsage] = await Promise.all([
+    quota.read(),
+    caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
+  ]);
+  const status = buildStatus({
+    plan: caller.plan,
+    usage: usage ?? quota.usage(),
+    enhanceUsage: caller.plan === "free" ? (enhanceUsage ?? emptyUsage(enhanceBucket)) : undefined,
+    storeHealthy: usage !== null && enhanceUsage !== null,
+    config: svc.config,
+  });
+  return serializeStatus(status);
 });
 
 export const { POST, PUT, PATCH, DELETE } = rejectOtherMethods(["GET"]);

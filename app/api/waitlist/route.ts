@@ -1,22 +1,16 @@
-// POST /api/waitlist – join the Pro waitlist; open to anyone.
-import { errorResponse, newRequestId, rejectOtherMethods, respond } from "@/lib/api/with-api";
-import { getServices } from "@/lib/services";
-import { emptyUsage, type Usage } from "@/lib/store/types";
-import { joinWaitlist } from "@/lib/waitlist";
+// POST /api/waitlist – join the Pro waitlist; open to anyone, signups limited per IP.
+import { parseWaitlist } from "@/lib/api/parse-waitlist";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { joinWaitlist, WAITLIST_CONFIRMATION } from "@/lib/waitlist";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function POST(req: Request): Promise<Response> {
-  const requestId = newRequestId();
-  const svc = getServices();
-  let usage: Usage = emptyUsage(svc.buckets.waitlistSignups);
-  try {
-    const body = await joinWaitlist(req, svc, (u) => (usage = u));
-    return respond(200, body, requestId, usage);
-  } catch (err) {
-    return errorResponse(err, requestId, usage);
-  }
-}
+export const POST = withApi("waitlist", async ({ req, svc, quota }) => {
+  const signup = await parseWaitlist(req);
+  await quota.take();
+  await joinWaitlist(svc.store, signup);
+  return { success: true, message: WAITLIST_CONFIRMATION };
+});
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

@@ -1,0 +1,141 @@
+// The quota bookkeeping of one request, owned by the wrapper: it takes units, gives them back when work fails
+// through no act of the caller, keeps them when the caller abandons work that already started, and knows the usage
+// the rate-limit headers and the 200 body report.
+import type { Caller } from "@/lib/auth/identify";
+import { StoreUnavailable } from "@/lib/errors";
+import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
+import { type Bucket, emptyUsage, type Store, type Take, type Usage } from "@/lib/store/types";
+import { ApiError } from "./errors";
+import { secondsUntil } from "./headers";
+
+/** One bucket a unit is counted on, and what a caller is told when it is used up. */
+type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiError };
+
+export class Quota {
+  private readonly taken: { charge: Charge; take: Take }[] = [];
+  private current?: Usage;
+  private started = false;
+
+  /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
+  constructor(
+    private readonly store: Store,
+    private readonly charges: Charge[],
+    private readonly abandoned: () => boolean,
+  ) {}
+
+  /** Takes one unit from every charge, or none: the first one used up refunds the others and is thrown as 429. */
+  async take(): Promise<Usage> {
+    for (const charge of this.charges) {
+      const take = await this.store.take(charge.bucket, charge.identity);
+      if (charge === this.charges[0]) this.current = take;
+      if (!take.ok) {
+        await this.refund();
+        throw charge.refusal(take);
+      }
+      this.taken.push({ charge, take });
+    }
+    return this.usage();
+  }
+
+  /** The work is under way (a provider call sent, an enhancement running): a caller who leaves now keeps the unit. */
+  readonly markStarted = (): void => {
+    this.started = true;
+  };
+
+  /** Settles a failed request: the units go back unless the caller abandoned work that had started. */
+  async fail(): Promise<void> {
+    if (this.started && this.abandoned()) return;
+    await this.refund();
+  }
+
+  /** The usage of the reported bucket without taking anything; null when the store cannot answer. */
+  async read(): Promise<Usage | null> {
+    const usage = await this.peek(this.charges[0].bucket);
+    if (usage) this.current = usage;
+    return usage;
+  }
+
+  /** The caller's usage of another bucket (status shows Free callers their enhancements too); null when down. */
+  async peek(bucket: Bucket): Promise<Usage | null> {
+    try {
+      return await this.store.peek(bucket, this.charges[0].identity);
+    } catch (err) {
+      if (err instanceof StoreUnavailable) return null;
+      throw err;
+    }
+  }
+
+  /** The usage known so far (after a take, counting this request). */
+  usage(): Usage {
+    return this.current ?? emptyUsage(this.charges[0].bucket);
+  }
+
+  /** What the rate-limit headers report: the known usage, else a fresh read, else an empty window. */
+  async usageForHeaders(): Promise<Usage> {
+    if (this.current) return this.current;
+    return (await this.read().catch(() => null)) ?? emptyUsage(this.charges[0].bucket);
+  }
+
+  private async refund(): Promise<void> {
+    const taken = this.taken.splice(0);
+    await Promise.all(
+      taken.map(({ charge, take }) => this.store.refund(charge.bucket, charge.identity, take.windowStart)),
+    );
+    const primary = taken.find((t) => t.charge === this.charges[0]);
+    if (primary && this.current) {
+      this.current = { ...this.current, used: this.current.used - 1, remaining: this.current.remaining + 1 };
+    }
+  }
+}
+
+const resetPhrase = (take: Take) => `It resets at ${new Date(take.resetMs).toISOString()} (midnight UTC).`;
+const rateLimited = (take: Take, message: string) =>
+  new ApiError("rate_limited", message, { retryAfter: secondsUntil(take.resetMs) });
+
+/** The charges of a generate or enhance unit for a caller: its own bucket, then the Free plan's caps. */
+export function chargesFor(buckets: Buckets, endpoint: Endpoint, caller: Caller): Charge[] {
+  const own: Charge = {
+    bucket: dailyBucketOf(buckets, endpoint, caller.plan),
+    identity: caller.identity,
+    refusal: (take) =>
+      rateLimited(
+        take,
+        caller.plan === "free"
+          ? `Daily free limit of ${take.limit} reached. ${resetPhrase(take)} For more, join the Pro waitlist at /waitlist.`
+          : `Daily limit of ${take.limit} requests for this key reached. ${resetPhrase(take)}`,
+      ),
+  };
+  if (caller.plan !== "free" || endpoint === "status") return [own];
+  const caps = freeCapsOf(buckets, endpoint);
+  const charges = [own];
+  if (caller.net48) {
+    charges.push({
+      bucket: caps.per48,
+      identity: caller.net48,
+      refusal: (take) => rateLimited(take, `Daily free limit for this IPv6 network reached. ${resetPhrase(take)}`),
+    });
+  }
+  if (caps.global.limit > 0) {
+    charges.push({
+      bucket: caps.global,
+      identity: "all",
+      refusal: (take) =>
+        rateLimited(
+          take,
+          `The free plan's capacity for today is used up. ${resetPhrase(take)} Pro keys are not affected.`,
+        ),
+    });
+  }
+  return charges;
+}
+
+/** The waitlist's per-IP signup limit. */
+export function waitlistCharges(buckets: Buckets, caller: Caller): Charge[] {
+  return [
+    {
+      bucket: buckets.waitlistSignups,
+      identity: caller.identity,
+      refusal: (take) => rateLimited(take, "Too many signups from this address today. Please try again tomorrow."),
+    },
+  ];
+}

@@ -1,0 +1,4 @@
+// Identity and global free caps on the embedded store (SQLite shared by two instances).
+import { runIdentitySuite } from "./identity-suite";
+
+runIdentitySuite("embedded");
