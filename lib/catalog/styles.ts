@@ -106,5 +106,6 @@ export function findStyle(name: StyleName): StylePreset {
 }
 
 export function applyStyle(name: StyleName, prompt: string): string {
-  return findStyle(name).template.replace("{prompt}", prompt);
+  // A function replacer: a string replacement would expand $&, $` and $' found in the prompt.
+  return findStyle(name).template.replace("{prompt}", () => prompt);
 }
