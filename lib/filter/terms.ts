@@ -398,6 +398,50 @@ export const HATE_VIOLENCE = compileTerms([
   "(?:dirty|filthy|greedy|stinking) (?:jews?|muslims|mexicans|arabs|immigrants|gypsies|gypsy|blacks|africans)",
 ]);
 
+// Read only in a negative prompt, where naming a thing asks for its absence: no clothes asks for nudity, no adults
+// for children, no censoring for explicit detail.
+export const NEGATED_CLOTHING = compileTerms([
+  "(?:fully )?clothed",
+  "clothes",
+  "clothing",
+  "dressed",
+  "garments?",
+  "outfits?",
+  "apparel",
+  "attire",
+  "(?:t-?)?shirts?",
+  "blouses?",
+  "pants",
+  "trousers",
+  "jeans",
+  "shorts",
+  "skirts?",
+  "dress(?:es)?",
+  "bras?",
+  "underwear",
+  "panties",
+  "knickers",
+  "lingerie",
+  "diapers?",
+  "nappy",
+  "nappies",
+  "onesies?",
+  "swim ?suits?",
+  "swimwear",
+  "bikinis?",
+  "bathing suits?",
+]);
+
+export const NEGATED_ADULT = compileTerms([
+  // "adult content" in a negative prompt asks for a safe image, not a young one.
+  "adults?(?! (?:content|themes?|material|rated|only))",
+  "mature(?! (?:content|themes?|rating|audiences?))",
+  "grown[- ]?ups?",
+  "grown (?:wo)?m[ae]n",
+]);
+
+export const NEGATED_CENSORING = compileTerms(["censor\\w*"]);
+
 // Words worth separating when a prompt spells letters out one by one ("s e x y t e e n"): such a run
 // has no word boundaries of its own, and spelling out is itself a sign of evasion.
 export const SPELLED_OUT_WORDS =
