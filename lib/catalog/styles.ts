@@ -99,9 +99,13 @@ export const STYLE_NAMES = STYLE_PRESETS.map((s) => s.name) as [StyleName, ...St
 export const DEFAULT_STYLE: StyleName = "Photorealistic";
 
 export function findStyle(name: StyleName): StylePreset {
-  return STYLE_PRESETS.find((s) => s.name === name)!;
+  const style = STYLE_PRESETS.find((s) => s.name === name);
+  // Only reachable through a cast that bypassed StyleName.
+  if (style === undefined) throw new Error(`unknown style: ${name}`);
+  return style;
 }
 
 export function applyStyle(name: StyleName, prompt: string): string {
-  return findStyle(name).template.replace("{prompt}", prompt);
+  // A function replacer: a string replacement would expand $&, $` and $' found in the prompt.
+  return findStyle(name).template.replace("{prompt}", () => prompt);
 }
