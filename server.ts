@@ -8,6 +8,7 @@ import next from "next";
 import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
+import { describeError, log } from "./lib/log";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 
 async function main() {
@@ -45,7 +46,7 @@ async function main() {
       req.headers[PEER_TOKEN_HEADER] = token;
     }
     handle(req, res).catch((err: unknown) => {
-      console.error(JSON.stringify({ level: "error", msg: "request handler crashed", error: String(err) }));
+      log.error("request handler crashed", describeError(err));
       if (!res.headersSent) {
         res.statusCode = 500;
         res.setHeader("Content-Type", "application/json");
