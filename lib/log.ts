@@ -86,9 +86,24 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 const IPV4 = /(?<![\w.])((?:\d{1,3}\.){3}\d{1,3})(?:\/\d{1,2})?(?![\w]|\.\d)/g;
 const IPV6 = /(?<![\w:.])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?:\/\d{1,3})?(?![\w:.])/g;
 
-/** Replaces keys, bearer credentials, emails and IP addresses found anywhere in a text. */
-export function redactText(text: string): string {
-  return text
+// Secrets the operator configured (provider keys, tokens, the pepper) are replaced wherever they appear, e.g. in a
+// provider's error body that echoes the credential it was sent.
+const SECRET_ENV = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER)$/;
+
+function configuredSecrets(env: Record<string, string | undefined>): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    const v = value?.trim();
+    if (v && v.length >= 12 && SECRET_ENV.test(name)) found.push(v);
+  }
+  return found;
+}
+
+/** Replaces keys, bearer credentials, configured secrets, emails and IP addresses found anywhere in a text. */
+export function redactText(text: string, env: Record<string, string | undefined> = process.env): string {
+  let out = text;
+  for (const secret of configuredSecrets(env)) out = out.replaceAll(secret, REDACTED);
+  return out
     .replace(BEARER, (_, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(OWN_SECRETS, (_, prefix: string) => `${prefix}${REDACTED}`)
     .replace(EMAIL, (email) => maskEmail(email))

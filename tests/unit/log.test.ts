@@ -76,6 +76,19 @@ describe("log redaction", () => {
     assert.equal(line.stack, "Error: x\n    at f (/srv/app/node_modules/@vercel/blob/dist/index.cjs:10:5)");
   });
 
+  it("removes the operator's configured secrets wherever they appear", () => {
+    const env = {
+      OPENAI_API_KEY: "sk-proj-abcdefghijklmnopqrstuvwxyz",
+      KEY_PEPPER: "pepper-pepper-pepper-pepper-pepper!",
+      MONKEY: "not-a-secret-value",
+      FAL_KEY: "short",
+    };
+    const text =
+      "401 from provider: Incorrect API key sk-proj-abcdefghijklmnopqrstuvwxyz (pepper-pepper-pepper-pepper-pepper!)";
+    assert.equal(redactText(text, env), `401 from provider: Incorrect API key ${REDACTED} (${REDACTED})`);
+    assert.equal(redactText("not-a-secret-value short", env), "not-a-secret-value short");
+  });
+
   it("leaves times, versions, ids and ordinary numbers alone", () => {
     const text = "at 2026-11-21T12:34:56.789Z next 16.4.6 took 12.5 ms for 1376x768, id 3f0c:e1, ratio 16:9";
     assert.equal(redactText(text), text);
