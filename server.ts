@@ -2,11 +2,13 @@
 // node:http server that records each socket's address where clients cannot forge it.
 import crypto from "node:crypto";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import next from "next";
 import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
+import { describeError, log } from "./lib/log";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 
 async function main() {
@@ -18,6 +20,12 @@ async function main() {
 
   const config = parseConfig(process.env);
   const proxies = parseTrustedProxies(config.trustedProxies);
+  const host = config.listen.host;
+  if (config.listen.ignoredHostname) {
+    console.warn(
+      `darkroom: HOSTNAME=${config.listen.ignoredHostname} is not an IP address or localhost (Docker sets it to the container id), so it is not used as the listen address; set LISTEN_HOST to choose one.`,
+    );
+  }
   ensureNextTsconfig(root);
   if (!dev) process.env.DARKROOM_DIST_DIR = ensureBuild(root);
 
@@ -25,7 +33,7 @@ async function main() {
   const token = crypto.randomBytes(32).toString("hex");
   process.env[PEER_TOKEN_ENV] = token;
 
-  const app = next({ dev, dir: root, hostname: config.hostname ?? "localhost", port: config.port });
+  const app = next({ dev, dir: root, hostname: host ?? "localhost", port: config.port });
   await app.prepare();
   const handle = app.getRequestHandler();
 
@@ -37,7 +45,7 @@ async function main() {
       resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies) ?? "";
     req.headers[PEER_TOKEN_HEADER] = token;
     handle(req, res).catch((err: unknown) => {
-      console.error(JSON.stringify({ level: "error", msg: "request handler crashed", error: String(err) }));
+      log.error("request handler crashed", describeError(err));
       if (!res.headersSent) {
         res.statusCode = 500;
         res.setHeader("Content-Type", "application/json");
@@ -64,11 +72,20 @@ async function main() {
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
 
-  server.listen(config.port, config.hostname, () => {
+  const failToListen = (err: NodeJS.ErrnoException) => {
+    console.error(
+      `darkroom: cannot listen on ${host ?? "all interfaces"} port ${config.port}: ${err.code ?? err.message}`,
+    );
+    process.exit(1);
+  };
+  server.once("error", failToListen);
+  server.listen(config.port, host, () => {
+    server.off("error", failToListen);
     const addr = server.address();
     const port = typeof addr === "object" && addr ? addr.port : config.port;
+    const shown = !host ? "localhost" : net.isIPv6(host) ? `[${host}]` : host;
     console.log(
-      `darkroom: ready on http://${config.hostname ?? "localhost"}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
+      `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
   });
 }

@@ -1,5 +1,6 @@
 // All environment configuration, validated once with one zod schema so a bad deploy fails at start.
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -23,6 +24,14 @@ const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOSTNAME: optionalText,
+    LISTEN_HOST: optionalText.pipe(
+      z
+        .string()
+        .refine((v) => net.isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(v), {
+          message: "LISTEN_HOST must be an IP address (e.g. 0.0.0.0, ::, 127.0.0.1) or a host name",
+        })
+        .optional(),
+    ),
     DATA_DIR: optionalText,
     PUBLIC_CDN_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
     TRUSTED_PROXIES: optionalText,
@@ -149,12 +158,24 @@ function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
   return { credentials: pick("key"), baseUrls: pick("baseUrl") };
 }
 
+/**
+ * The address to bind: LISTEN_HOST, else HOSTNAME only when it is an IP address or "localhost". Docker sets
+ * HOSTNAME to the container id, which is a name for the machine, not an address to listen on.
+ */
+function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHostname?: string } {
+  if (env.LISTEN_HOST) return { host: env.LISTEN_HOST };
+  const hostname = env.HOSTNAME;
+  if (!hostname) return {};
+  if (net.isIP(hostname) !== 0 || hostname.toLowerCase() === "localhost") return { host: hostname };
+  return { ignoredHostname: hostname };
+}
+
 export type Config = ReturnType<typeof buildConfig>;
 
 function buildConfig(env: z.infer<typeof envSchema>) {
   return {
     port: env.PORT,
-    hostname: env.HOSTNAME,
+    listen: readListen(env),
     dataDir: path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.DATA_DIR ?? ".data"),
     publicCdnUrl: env.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
     trustedProxies: env.TRUSTED_PROXIES ?? "",

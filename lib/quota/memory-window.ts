@@ -4,38 +4,52 @@ import { type Bucket, type Take, windowStartOf } from "@/lib/store/types";
 
 export type WindowCounter = { take(bucket: Bucket, id: string, now?: number): Promise<Take> };
 
-export function createMemoryWindow(maxKeys = 100_000): WindowCounter {
-  const counts = new Map<string, { start: number; used: number }>();
+export type MemoryWindow = WindowCounter & {
+  /** Identities counted in the current windows, over all buckets. */
+  size(): number;
+};
+
+/** One bucket's current window. Only the current window is kept, so a new window drops the old one whole. */
+type Generation = { start: number; counts: Map<string, number> };
+
+/**
+ * Every take is O(1): a window that ends is replaced by an empty map rather than scanned for expired entries,
+ * and a bucket at `maxKeys` identities within one window forgets its oldest identity (Map keeps insertion order).
+ */
+export function createMemoryWindow(maxKeys = 100_000): MemoryWindow {
+  const generations = new Map<string, Generation>();
   return {
     async take(bucket, id, now = Date.now()) {
-      const start = windowStartOf(bucket, now);
-      const key = `${bucket.name}\0${id}`;
-      let entry = counts.get(key);
-      if (!entry || entry.start !== start) {
-        // Expired windows are dropped as the map fills, so memory stays bounded under many identities.
-        if (!entry && counts.size >= maxKeys) pruneExpired(counts, start, maxKeys);
-        entry = { start, used: 0 };
-        counts.set(key, entry);
+      const slot = `${bucket.name}\0${bucket.windowMs}`;
+      let gen = generations.get(slot);
+      let start = windowStartOf(bucket, now);
+      if (!gen || start > gen.start) {
+        gen = { start, counts: new Map() };
+        generations.set(slot, gen);
       }
-      const ok = entry.used < bucket.limit;
-      if (ok) entry.used++;
+      // A clock that steps back counts against the current window rather than reopening an old one.
+      start = gen.start;
+      let used = gen.counts.get(id);
+      if (used === undefined) {
+        if (gen.counts.size >= maxKeys) gen.counts.delete(gen.counts.keys().next().value as string);
+        used = 0;
+      }
+      const ok = used < bucket.limit;
+      if (ok) used++;
+      gen.counts.set(id, used);
       return {
         ok,
         limit: bucket.limit,
-        used: entry.used,
-        remaining: Math.max(0, bucket.limit - entry.used),
+        used,
+        remaining: Math.max(0, bucket.limit - used),
         resetMs: start + bucket.windowMs,
         windowStart: start,
       };
     },
+    size() {
+      let total = 0;
+      for (const gen of generations.values()) total += gen.counts.size;
+      return total;
+    },
   };
-}
-
-function pruneExpired(counts: Map<string, { start: number }>, current: number, maxKeys: number) {
-  for (const [key, entry] of counts) if (entry.start < current) counts.delete(key);
-  // Still full of live windows: drop the oldest entries rather than grow without bound.
-  for (const key of counts.keys()) {
-    if (counts.size < maxKeys) break;
-    counts.delete(key);
-  }
 }

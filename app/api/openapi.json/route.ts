@@ -4,13 +4,24 @@ import { buildOpenApi } from "@/lib/openapi";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+let rendered: string | undefined;
 
-export function GET(req: Request): Response {
-  const url = new URL(req.url);
-  const host = req.headers.get("host");
-  const origin = host && HOST.test(host) ? `${url.protocol}//${host}` : url.origin;
-  return Response.json(buildOpenApi(origin), {
-    headers: { "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" },
+/**
+ * The document is cached publicly, so nothing in it may come from the request: a server URL built from the Host
+ * header would let one request poison what shared caches hand to everyone. The server is relative (OpenAPI resolves
+ * it against where the document was fetched) and the curl samples name the base URL as a shell variable.
+ */
+function renderDocument(): string {
+  rendered ??= JSON.stringify({ ...buildOpenApi("$DARKROOM_URL"), servers: [{ url: "/" }] });
+  return rendered;
+}
+
+export function GET(): Response {
+  return new Response(renderDocument(), {
+    headers: {
+      "Content-Type": "application/json",
+      "Cache-Control": "public, max-age=300",
+      "Access-Control-Allow-Origin": "*",
+    },
   });
 }
