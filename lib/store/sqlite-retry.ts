@@ -1,12 +1,16 @@
 // Runs synchronous better-sqlite3 work without ever holding the event loop while another connection has the lock.
-// SQLite's own busy handler sleeps inside the call, so it is kept to a few milliseconds; past that, a locked
-// database is retried here with timers, so other requests keep being served, until a deadline.
+// SQLite's own busy handler sleeps inside the call, on the one thread; a locked database is retried here with
+// timers instead, so other requests keep being served, until a deadline.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailable } from "@/lib/errors";
 
-/** Milliseconds SQLite may block the thread on one attempt (its `busy_timeout`). */
-export const BUSY_TIMEOUT_MS = 5;
+/**
+ * Milliseconds SQLite may block the thread on one attempt (its `busy_timeout`). None: every request waiting on a
+ * lock pays this on every attempt, so even 5 ms held the loop for over a second with 200 waiters. A lock held only
+ * briefly costs a 1 ms timer instead.
+ */
+export const BUSY_TIMEOUT_MS = 0;
 
 export type RetryOptions = {
   /**

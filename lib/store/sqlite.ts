@@ -2,8 +2,8 @@
 // RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
 //
 // better-sqlite3 is synchronous: a statement that waits for a lock waits on the event loop. So SQLite's own busy
-// wait is a few milliseconds, and a lock held longer (another server instance, the keys CLI) is waited for with
-// timers in retryLocked; past its deadline the store is unavailable (503 busy), never a stalled server.
+// wait is off, and a lock held elsewhere (another server instance, the keys CLI) is waited for with timers in
+// retryLocked; past its deadline the store is unavailable (503 busy), never a stalled server.
 
 import fs from "node:fs";
 import path from "node:path";

@@ -82,6 +82,30 @@ describe("sqlite store while another connection holds the write lock", () => {
     await store.close();
   });
 
+  it("keeps the event loop running with many requests waiting at once", async () => {
+    const dir = freshDir();
+    const store = openSqliteStore(dir, { deadlineMs: 600 });
+    const b = daily("crowd", 1000);
+    await store.take(b, "warm");
+    await settle();
+    const other = otherConnection(dir);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const loop = watchEventLoop();
+      // Each waiter retries on its own; what one attempt costs the thread is paid by every waiter on every retry.
+      const takes = Array.from({ length: 200 }, (_, i) => store.take(b, `ip-${i}`));
+      const results = await Promise.allSettled(takes);
+      const maxGap = loop.stop();
+      assert.ok(results.every((r) => r.status === "rejected" && r.reason instanceof StoreUnavailable));
+      assert.ok(maxGap < 300, `the event loop was held for ${Math.round(maxGap)} ms`);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    assert.equal((await store.take(b, "ip-0")).used, 1);
+    await store.close();
+  });
+
   it("waits for a lock that is released before the deadline, and counts once", async () => {
     const dir = freshDir();
     const store = openSqliteStore(dir);
