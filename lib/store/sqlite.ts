@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
+import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry";
 import { migrate } from "./sqlite-schema";
@@ -150,7 +151,9 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
         () => undefined,
         (err: unknown) => {
           // Best effort: the next take past the interval tries again; nothing depends on old rows being gone.
-          log.warn("sqlite: pruning expired windows failed", describeError(err));
+          // Anything but an outage is a bug, and is logged as one.
+          const report = err instanceof StoreUnavailable ? log.warn : log.error;
+          report("sqlite: pruning expired windows failed", describeError(err));
         },
       )
       .finally(() => {
