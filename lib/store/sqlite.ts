@@ -1,43 +1,43 @@
 // Embedded store on SQLite (better-sqlite3). Every quota change is one atomic statement (an upsert with
 // RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
+//
+// better-sqlite3 is synchronous: a statement that waits for a lock waits on the event loop. So SQLite's own busy
+// wait is off, and a lock held elsewhere (another server instance, the keys CLI) is waited for with timers in
+// retryLocked; past its deadline the store is unavailable (503 busy), never a stalled server.
 
 import fs from "node:fs";
 import path from "node:path";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
-import {
-  type Bucket,
-  DAY_MS,
-  type KeyRecord,
-  type Store,
-  type Take,
-  type Usage,
-  type WaitlistEntry,
-  windowStartOf,
-} from "./types";
+import { StoreUnavailable } from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
+import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry";
+import { migrate } from "./sqlite-schema";
+import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, windowStartOf } from "./types";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS usage (
-  bucket TEXT NOT NULL,
-  identity TEXT NOT NULL,
-  window_start INTEGER NOT NULL,
-  used INTEGER NOT NULL,
-  PRIMARY KEY (bucket, identity, window_start)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS api_keys (
-  id TEXT PRIMARY KEY,
-  label TEXT NOT NULL,
-  hash TEXT NOT NULL UNIQUE,
-  last4 TEXT NOT NULL,
-  plan TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  revoked_at TEXT
-);
-CREATE TABLE IF NOT EXISTS waitlist (
-  email TEXT PRIMARY KEY,
-  use_case TEXT,
-  created_at TEXT NOT NULL
-);
-`;
+export const DB_FILE = "darkroom.db";
+
+/** Deletes one bounded batch of expired windows, found through the window_start index. */
+export const PRUNE_SQL = `DELETE FROM usage WHERE (bucket, identity, window_start) IN
+  (SELECT bucket, identity, window_start FROM usage WHERE window_start < ? LIMIT ?)`;
+
+export type SqliteStoreOptions = RetryOptions & {
+  /**
+   * Most expired rows one prune statement deletes; between batches the event loop runs.
+   * @default 500
+   */
+  pruneBatch?: number;
+  /**
+   * How often a take starts a prune of expired windows (in the background, not in the request).
+   * @default 3_600_000
+   */
+  pruneEveryMs?: number;
+};
+
+export type SqliteStore = Store & {
+  /** Deletes the windows that started more than two days before `now`; returns how many rows went. */
+  pruneExpired(now?: number): Promise<number>;
+};
 
 type KeyRow = {
   id: string;
@@ -61,30 +61,61 @@ function toKey(row: KeyRow): KeyRecord {
   };
 }
 
-export function openSqliteStore(dataDir: string): Store {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, "darkroom.db"));
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  // Several server instances and the keys CLI may share the file; wait for the write lock instead of failing.
-  db.pragma("busy_timeout = 5000");
-  db.exec(SCHEMA);
+function prepareStatements(db: Database.Database) {
+  return {
+    selectUsed: db.prepare<[string, string, number], { used: number }>(
+      "SELECT used FROM usage WHERE bucket = ? AND identity = ? AND window_start = ?",
+    ),
+    // One statement is atomic on its own: it takes the unit and returns the new count, or nothing when full.
+    incrementUsed: db.prepare<[string, string, number, number], { used: number }>(
+      `INSERT INTO usage (bucket, identity, window_start, used) VALUES (?, ?, ?, 1)
+       ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + 1 WHERE used < ?
+       RETURNING used`,
+    ),
+    decrementUsed: db.prepare<[string, string, number]>(
+      "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
+    ),
+    pruneBatch: db.prepare<[number, number]>(PRUNE_SQL),
+    insertKey: db.prepare<[string, string, string, string, string, string, string | null]>(
+      "INSERT INTO api_keys (id, label, hash, last4, plan, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
+    selectKeyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
+    listKeys: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
+    // One statement: the first revocation time stays, and `changes` tells whether the id exists.
+    revokeKey: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?"),
+    addToWaitlist: db.prepare<[string, string | null, string]>(
+      "INSERT INTO waitlist (email, use_case, created_at) VALUES (?, ?, ?) ON CONFLICT (email) DO NOTHING",
+    ),
+    listWaitlist: db.prepare<[], { email: string; use_case: string | null; created_at: string }>(
+      "SELECT email, use_case, created_at FROM waitlist ORDER BY created_at, email",
+    ),
+    ping: db.prepare("SELECT 1"),
+  };
+}
 
-  const selectUsed = db.prepare<[string, string, number], { used: number }>(
-    "SELECT used FROM usage WHERE bucket = ? AND identity = ? AND window_start = ?",
-  );
-  // One statement is atomic on its own: it takes the unit and returns the new count, or returns nothing when full.
-  const incrementUsed = db.prepare<[string, string, number, number], { used: number }>(
-    `INSERT INTO usage (bucket, identity, window_start, used) VALUES (?, ?, ?, 1)
-     ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + 1 WHERE used < ?
-     RETURNING used`,
-  );
-  const decrementUsed = db.prepare<[string, string, number]>(
-    "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
-  );
-  const pruneOld = db.prepare<[number]>("DELETE FROM usage WHERE window_start < ?");
-  // Every Pro request looks its key up, so that statement is prepared once rather than per call.
-  const selectKeyByHash = db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?");
+type Statements = ReturnType<typeof prepareStatements>;
+
+export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, DB_FILE));
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const pruneBatch = opts.pruneBatch ?? 500;
+  const pruneEveryMs = opts.pruneEveryMs ?? 60 * 60 * 1000;
+
+  // Set up on first use rather than here, so a lock held at start is waited for like any other.
+  let statements: Statements | undefined;
+  const setUp = (): Statements => {
+    if (statements) return statements;
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    migrate(db);
+    statements = prepareStatements(db);
+    return statements;
+  };
+
+  /** Each call must be safe to repeat: a locked attempt changed nothing, and is run again. */
+  const run = <T>(what: string, fn: (s: Statements) => T, deadlineMs = opts.deadlineMs): Promise<T> =>
+    retryLocked(what, () => fn(setUp()), { deadlineMs });
 
   const usageOf = (bucket: Bucket, used: number, start: number): Usage => ({
     limit: bucket.limit,
@@ -93,77 +124,101 @@ export function openSqliteStore(dataDir: string): Store {
     resetMs: start + bucket.windowMs,
   });
 
-  const takeUnit = (bucket: Bucket, id: string, start: number): Take => {
-    const taken = bucket.limit > 0 ? incrementUsed.get(bucket.name, id, start, bucket.limit) : undefined;
-    const used = taken?.used ?? selectUsed.get(bucket.name, id, start)?.used ?? 0;
-    return { ...usageOf(bucket, used, start), ok: taken !== undefined, windowStart: start };
+  let closed = false;
+  let nextPruneAt = 0;
+  let pruning: Promise<void> | undefined;
+
+  const pruneExpired = async (now = Date.now()): Promise<number> => {
+    // Windows older than two days can never be read again.
+    const cutoff = now - 2 * DAY_MS;
+    let deleted = 0;
+    while (!closed) {
+      const { changes } = await run("prune", (s) => s.pruneBatch.run(cutoff, pruneBatch));
+      deleted += changes;
+      if (changes < pruneBatch) break;
+      await yieldToLoop();
+    }
+    return deleted;
   };
 
-  let lastPrune = 0;
-  const pruneEveryMs = 60 * 60 * 1000;
+  const startPrune = (now: number) => {
+    if (pruning || closed || now < nextPruneAt) return;
+    nextPruneAt = now + pruneEveryMs;
+    // After the current request's continuation, so its answer doesn't wait for the first batch.
+    pruning = yieldToLoop()
+      .then(() => pruneExpired(now))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          // Best effort: the next take past the interval tries again; nothing depends on old rows being gone.
+          // Anything but an outage is a bug, and is logged as one.
+          const report = err instanceof StoreUnavailable ? log.warn : log.error;
+          report("sqlite: pruning expired windows failed", describeError(err));
+        },
+      )
+      .finally(() => {
+        pruning = undefined;
+      });
+  };
 
   return {
     kind: "sqlite",
-    async take(bucket, id, now = Date.now()) {
+    async take(bucket, id, now = Date.now()): Promise<Take> {
       const start = windowStartOf(bucket, now);
-      if (now - lastPrune > pruneEveryMs) {
-        lastPrune = now;
-        // Windows older than two days can never be read again.
-        pruneOld.run(now - 2 * DAY_MS);
-      }
-      return takeUnit(bucket, id, start);
+      // Two calls, not one attempt: retrying the read must never repeat the increment.
+      const taken =
+        bucket.limit > 0
+          ? await run("take", (s) => s.incrementUsed.get(bucket.name, id, start, bucket.limit))
+          : undefined;
+      const used = taken?.used ?? (await run("take", (s) => s.selectUsed.get(bucket.name, id, start)))?.used ?? 0;
+      startPrune(now);
+      return { ...usageOf(bucket, used, start), ok: taken !== undefined, windowStart: start };
     },
     async refund(bucket, id, windowStart) {
-      decrementUsed.run(bucket.name, id, windowStart);
+      await run("refund", (s) => s.decrementUsed.run(bucket.name, id, windowStart));
     },
     async peek(bucket, id, now = Date.now()) {
       const start = windowStartOf(bucket, now);
-      return usageOf(bucket, selectUsed.get(bucket.name, id, start)?.used ?? 0, start);
+      const row = await run("peek", (s) => s.selectUsed.get(bucket.name, id, start));
+      return usageOf(bucket, row?.used ?? 0, start);
     },
+    pruneExpired,
     async insertKey(key) {
-      db.prepare(
-        "INSERT INTO api_keys (id, label, hash, last4, plan, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ).run(key.id, key.label, key.hash, key.last4, key.plan, key.createdAt, key.revokedAt);
+      await run("insertKey", (s) =>
+        s.insertKey.run(key.id, key.label, key.hash, key.last4, key.plan, key.createdAt, key.revokedAt),
+      );
     },
     async findKeyByHash(hash) {
-      const row = selectKeyByHash.get(hash);
+      const row = await run("findKeyByHash", (s) => s.selectKeyByHash.get(hash));
       return row ? toKey(row) : null;
     },
     async listKeys() {
-      return db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id").all().map(toKey);
+      return (await run("listKeys", (s) => s.listKeys.all())).map(toKey);
     },
     async revokeKey(id, at) {
-      const found = db.prepare<[string], { id: string }>("SELECT id FROM api_keys WHERE id = ?").get(id);
-      if (!found) return false;
-      db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(at, id);
-      return true;
+      return (await run("revokeKey", (s) => s.revokeKey.run(at, id))).changes === 1;
     },
     async addToWaitlist(entry) {
-      const info = db
-        .prepare("INSERT INTO waitlist (email, use_case, created_at) VALUES (?, ?, ?) ON CONFLICT (email) DO NOTHING")
-        .run(entry.email, entry.useCase, entry.createdAt);
+      const info = await run("addToWaitlist", (s) => s.addToWaitlist.run(entry.email, entry.useCase, entry.createdAt));
       return info.changes === 1;
     },
     async listWaitlist() {
-      return db
-        .prepare<[], { email: string; use_case: string | null; created_at: string }>(
-          "SELECT email, use_case, created_at FROM waitlist ORDER BY created_at, email",
-        )
-        .all()
-        .map((r) => ({ email: r.email, useCase: r.use_case, createdAt: r.created_at }));
+      const rows = await run("listWaitlist", (s) => s.listWaitlist.all());
+      return rows.map((r) => ({ email: r.email, useCase: r.use_case, createdAt: r.created_at }));
     },
     async ping() {
       try {
-        db.prepare("SELECT 1").get();
+        // A probe answers quickly: a store locked for longer than this counts as down.
+        await run("ping", (s) => s.ping.get(), 250);
         return true;
       } catch {
         return false;
       }
     },
     async close() {
+      closed = true;
+      await pruning;
       db.close();
     },
-  } satisfies Store;
+  } satisfies SqliteStore;
 }
-
-export type { WaitlistEntry };

@@ -1,5 +1,6 @@
 // Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
-import { type Duration, Ratelimit } from "@upstash/ratelimit";
+// Quota windows are plain counters, keyed as @upstash/ratelimit's fixed window keyed them, so counts carry over.
+import crypto from "node:crypto";
 import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
 import {
@@ -11,57 +12,53 @@ import {
   type WaitlistEntry,
   windowStartOf,
 } from "./types";
+import { ADD_TO_WAITLIST, INSERT_KEY, REFUND, TAKE } from "./upstash-scripts";
 
 export type UpstashStoreOptions = { url: string; token: string; timeoutMs?: number };
 
 const KEY_INDEX = "darkroom:keys"; // hash: key id → key hash; also the list of all keys
 const recordKey = (hash: string) => `darkroom:key:${hash}`; // hash: the KeyRecord's fields
 const WAITLIST = "darkroom:waitlist"; // hash: email → JSON { useCase, createdAt }
+/** The units taken from `bucket` by `id` in the window starting at `windowStart`. */
+const counterKey = (bucket: Bucket, id: string, windowStart: number) =>
+  `darkroom:rl:${bucket.name}:${id}:${windowStart / bucket.windowMs}`;
+/** Where a script remembers its answer to one call, so a retried request doesn't apply the call twice. */
+const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
+const MARKER_TTL_MS = 60_000;
 
 // Created once per process (serverless instances reuse module scope across requests).
-const clients = new Map<string, Redis>();
-const limiters = new Map<string, Ratelimit>();
+const clients = new Map<string, { redis: Redis; scripts: Scripts }>();
 
-function clientFor(url: string, token: string, timeoutMs: number): Redis {
+function createScripts(redis: Redis) {
+  return {
+    take: redis.createScript<number>(TAKE),
+    refund: redis.createScript<number>(REFUND),
+    insertKey: redis.createScript<string>(INSERT_KEY),
+    addToWaitlist: redis.createScript<number>(ADD_TO_WAITLIST),
+  };
+}
+type Scripts = ReturnType<typeof createScripts>;
+
+function clientFor(url: string, token: string, timeoutMs: number) {
   const id = `${url}\n${token}\n${timeoutMs}`;
-  let redis = clients.get(id);
-  if (!redis) {
-    redis = new Redis({
+  let client = clients.get(id);
+  if (!client) {
+    const redis = new Redis({
       url,
       token,
       enableTelemetry: false,
       // Values stay the strings we wrote; the default JSON-parses them (a label "123" would come back a number).
       automaticDeserialization: false,
       // A function, so each request gets a fresh deadline. The deadline covers all attempts, and one quick retry
-      // absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs.
+      // absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs. A retried request may have
+      // run already, so every write is safe to repeat (see upstash-scripts.ts).
       signal: () => AbortSignal.timeout(timeoutMs),
       retry: { retries: 1, backoff: () => 50 },
     });
-    clients.set(id, redis);
+    client = { redis, scripts: createScripts(redis) };
+    clients.set(id, client);
   }
-  return redis;
-}
-
-function limiterFor(redis: Redis, clientId: string, bucket: Bucket, timeoutMs: number): Ratelimit {
-  const id = `${clientId}\n${bucket.name}\n${bucket.limit}\n${bucket.windowMs}`;
-  let limiter = limiters.get(id);
-  if (!limiter) {
-    limiter = new Ratelimit({
-      redis,
-      // fixedWindow keys its counter by Math.floor(Date.now() / window): epoch-aligned, like windowStartOf().
-      limiter: Ratelimit.fixedWindow(bucket.limit, `${bucket.windowMs} ms` as Duration),
-      prefix: `darkroom:rl:${bucket.name}`,
-      analytics: false,
-      enableTelemetry: false,
-      timeout: timeoutMs,
-      // No ephemeral cache. It only caches *blocked* identities, so it can never over-admit, but it under-admits
-      // here: a refund made on another instance (or our rollback of a refused take, which pops it) would leave an
-      // identity refused until the window resets. Saving one Redis call per refused request isn't worth that.
-      ephemeralCache: false,
-    });
-    limiters.set(id, limiter);
-  }
-  return limiter;
+  return client;
 }
 
 async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -107,71 +104,58 @@ const byCreated =
 
 export function openUpstashStore(opts: UpstashStoreOptions): Store {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  const clientId = `${opts.url}\n${opts.token}\n${timeoutMs}`;
-  const redis = clientFor(opts.url, opts.token, timeoutMs);
-  const limiterOf = (bucket: Bucket) => limiterFor(redis, clientId, bucket, timeoutMs);
+  const { redis, scripts } = clientFor(opts.url, opts.token, timeoutMs);
 
-  /** limit() resolves (not rejects) with reason "timeout" and success: true; that must fail closed. */
-  const limit = async (bucket: Bucket, id: string, rate: number) => {
-    const res = await call("rate limit", () => limiterOf(bucket).limit(id, { rate }));
-    if (res.reason === "timeout") throw new StoreUnavailable(`upstash: rate limiter timed out after ${timeoutMs} ms`);
-    return res;
-  };
-
-  /**
-   * Takes back one unit of the window starting at windowStart. The Lua script decrements whichever window is
-   * current when it runs and never checks for zero, so undo it if it landed in the next window or went negative
-   * (negative only for a refund of nothing); otherwise a later take could be over-admitted.
-   */
-  const giveBack = async (bucket: Bucket, id: string, windowStart: number) => {
-    // A past window's counter is never read again.
-    if (windowStartOf(bucket, Date.now()) !== windowStart) return;
-    const res = await limit(bucket, id, -1);
-    if (res.reset - bucket.windowMs !== windowStart || res.remaining > bucket.limit) await limit(bucket, id, 1);
-  };
-
-  const usage = (bucket: Bucket, remaining: number, resetMs: number): Usage => {
-    const left = Math.min(bucket.limit, Math.max(0, remaining));
-    return { limit: bucket.limit, used: bucket.limit - left, remaining: left, resetMs };
+  const usageOf = (bucket: Bucket, used: number, windowStart: number): Usage => {
+    const clamped = Math.min(bucket.limit, Math.max(0, used));
+    return {
+      limit: bucket.limit,
+      used: clamped,
+      remaining: bucket.limit - clamped,
+      resetMs: windowStart + bucket.windowMs,
+    };
   };
 
   return {
     kind: "upstash",
-    // `now` is not honoured: @upstash/ratelimit reads Date.now() itself.
-    async take(bucket, id): Promise<Take> {
-      const res = await limit(bucket, id, 1);
-      const windowStart = res.reset - bucket.windowMs;
-      // The script counts refused attempts too; undo ours so the counter equals units actually taken and a later
-      // refund really frees a unit. A failed undo only under-admits, so it doesn't fail the request.
-      if (!res.success) await giveBack(bucket, id, windowStart).catch(() => undefined);
-      return { ...usage(bucket, res.success ? res.remaining : 0, res.reset), ok: res.success, windowStart };
+    async take(bucket, id, now = Date.now()): Promise<Take> {
+      const windowStart = windowStartOf(bucket, now);
+      const answer = await call("take", () =>
+        scripts.take.exec(
+          [counterKey(bucket, id, windowStart), markerKey()],
+          [String(bucket.limit), String(bucket.windowMs), String(MARKER_TTL_MS)],
+        ),
+      );
+      const ok = answer > 0;
+      return { ...usageOf(bucket, Math.abs(answer), windowStart), ok, windowStart };
     },
     async refund(bucket, id, windowStart) {
-      await giveBack(bucket, id, windowStart);
+      await call("refund", () =>
+        scripts.refund.exec([counterKey(bucket, id, windowStart), markerKey()], [String(MARKER_TTL_MS)]),
+      );
     },
-    async peek(bucket, id): Promise<Usage> {
-      const res = await call("peek", () => limiterOf(bucket).getRemaining(id));
-      return usage(bucket, res.remaining, res.reset);
+    async peek(bucket, id, now = Date.now()): Promise<Usage> {
+      const windowStart = windowStartOf(bucket, now);
+      const used = await call("peek", () => redis.get<string>(counterKey(bucket, id, windowStart)));
+      return usageOf(bucket, Number(used ?? 0), windowStart);
     },
 
     async insertKey(key) {
-      if (await call("insertKey", () => redis.exists(recordKey(key.hash)))) {
-        throw new Error(`a key with hash …${key.hash.slice(-8)} already exists`);
-      }
-      if (!(await call("insertKey", () => redis.hsetnx(KEY_INDEX, key.id, key.hash)))) {
-        throw new Error(`a key with id ${key.id} already exists`);
-      }
-      const fields: Record<string, string> = {
-        id: key.id,
-        label: key.label,
-        hash: key.hash,
-        last4: key.last4,
-        plan: key.plan,
-        createdAt: key.createdAt,
-        ...(key.revokedAt ? { revokedAt: key.revokedAt } : {}),
-      };
-      // One HSET, so a reader sees the whole record or none of it.
-      await call("insertKey", () => redis.hset(recordKey(key.hash), fields));
+      const fields: Array<[string, string]> = [
+        ["id", key.id],
+        ["label", key.label],
+        ["hash", key.hash],
+        ["last4", key.last4],
+        ["plan", key.plan],
+        ["createdAt", key.createdAt],
+        ...(key.revokedAt ? [["revokedAt", key.revokedAt] as [string, string]] : []),
+      ];
+      // One script writes the index and the record, so a reader sees the whole key or none of it.
+      const outcome = await call("insertKey", () =>
+        scripts.insertKey.exec([KEY_INDEX, recordKey(key.hash)], [key.id, key.hash, ...fields.flat()]),
+      );
+      if (outcome === "id") throw new Error(`a key with id ${key.id} already exists`);
+      if (outcome === "hash") throw new Error(`a key with hash …${key.hash.slice(-8)} already exists`);
     },
     async findKeyByHash(hash) {
       // Always read from Redis (no cache): a revocation must be visible to every instance on the next request.
@@ -198,7 +182,10 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
 
     async addToWaitlist(entry: WaitlistEntry) {
       const value = JSON.stringify({ useCase: entry.useCase, createdAt: entry.createdAt });
-      return (await call("addToWaitlist", () => redis.hsetnx(WAITLIST, entry.email, value))) === 1;
+      const added = await call("addToWaitlist", () =>
+        scripts.addToWaitlist.exec([WAITLIST, markerKey()], [entry.email, value, String(MARKER_TTL_MS)]),
+      );
+      return added === 1;
     },
     async listWaitlist() {
       const raw = pairs(await call("listWaitlist", () => redis.hgetall(WAITLIST)));
@@ -218,7 +205,7 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
       }
     },
     async close() {
-      // Nothing to release: the HTTP client and limiters are shared by the process.
+      // Nothing to release: the HTTP client is shared by the process.
     },
   } satisfies Store;
 }

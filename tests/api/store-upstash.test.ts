@@ -111,6 +111,93 @@ describe("upstash bridge", { skip }, () => {
   });
 });
 
+describe("upstash store when a response is lost after Redis applied the command", { skip }, () => {
+  // @upstash/redis retries a request whose connection failed; the retry must not apply the change a second time.
+  const writes = (commands: string[][]) =>
+    commands.some((c) => /^(EVAL|EVALSHA|HSET|HSETNX|SET|INCR|INCRBY|DECR|DECRBY)$/i.test(c[0]));
+  const bucket = (limit: number): Bucket => ({
+    name: `lost-${crypto.randomBytes(4).toString("hex")}`,
+    limit,
+    windowMs: 86_400_000,
+  });
+
+  it("counts a take once, and gives a refund back once", async () => {
+    const { bridge } = await setup();
+    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const b = bucket(5);
+    // Loads the scripts first, so the request that loses its answer is one that Redis really ran.
+    await store.refund(b, "ip-1", (await store.take(b, "ip-1")).windowStart);
+    assert.equal((await store.take(b, "ip-1")).used, 1);
+
+    const lostTake = bridge.dropResponses(1, writes);
+    const t = await store.take(b, "ip-1");
+    assert.equal(lostTake(), 1, "the take's first response was lost");
+    assert.equal(t.ok, true);
+    assert.equal(t.used, 2);
+    assert.equal((await store.peek(b, "ip-1")).used, 2);
+
+    const lostRefund = bridge.dropResponses(1, writes);
+    await store.refund(b, "ip-1", t.windowStart);
+    assert.equal(lostRefund(), 1, "the refund's first response was lost");
+    assert.equal((await store.peek(b, "ip-1")).used, 1);
+  });
+
+  it("reports a refused take as refused, and leaves the counter alone", async () => {
+    const { bridge } = await setup();
+    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const b = bucket(2);
+    assert.equal((await store.take(b, "ip-2")).ok, true);
+    assert.equal((await store.take(b, "ip-2")).ok, true);
+
+    const lost = bridge.dropResponses(1, writes);
+    const t = await store.take(b, "ip-2");
+    assert.equal(lost(), 1);
+    assert.equal(t.ok, false);
+    assert.equal(t.used, 2);
+    // A refund of one unit frees exactly one.
+    await store.refund(b, "ip-2", t.windowStart);
+    assert.equal((await store.take(b, "ip-2")).ok, true);
+    assert.equal((await store.take(b, "ip-2")).ok, false);
+  });
+
+  it("inserts a key and adds a waitlist entry once, and says so", async () => {
+    const { bridge } = await setup();
+    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const run = crypto.randomBytes(4).toString("hex");
+    const key = (n: string) => ({
+      id: `key-lost-${run}-${n}`,
+      label: n,
+      hash: crypto.randomBytes(32).toString("hex"),
+      last4: "abcd",
+      plan: "pro" as const,
+      createdAt: "2031-01-01T00:00:00.000Z",
+      revokedAt: null,
+    });
+    await store.insertKey(key("warm"));
+
+    const k = key("lost");
+    const lostKey = bridge.dropResponses(1, writes);
+    await store.insertKey(k);
+    assert.equal(lostKey(), 1);
+    assert.deepEqual(await store.findKeyByHash(k.hash), k);
+    assert.equal((await store.listKeys()).filter((r) => r.id === k.id).length, 1);
+    // A different key under a taken id, or the same hash under another id, is still refused.
+    await assert.rejects(store.insertKey({ ...key("dup"), id: k.id }), /already exists/);
+    await assert.rejects(store.insertKey({ ...key("dup"), hash: k.hash }), /already exists/);
+
+    await store.addToWaitlist({ email: `warm-${run}@example.com`, useCase: null, createdAt: "2031-01-01T00:00:00Z" });
+    const lostSignup = bridge.dropResponses(1, writes);
+    const email = `lost-${run}@example.com`;
+    assert.equal(await store.addToWaitlist({ email, useCase: "x", createdAt: "2031-01-02T00:00:00.000Z" }), true);
+    assert.equal(lostSignup(), 1);
+    assert.equal(await store.addToWaitlist({ email, useCase: "y", createdAt: "2031-01-03T00:00:00.000Z" }), false);
+    assert.deepEqual(
+      (await store.listWaitlist()).filter((e) => e.email === email),
+      [{ email, useCase: "x", createdAt: "2031-01-02T00:00:00.000Z" }],
+    );
+  });
+});
+
 describe("upstash store when Redis fails", { skip }, () => {
   const bucket = (): Bucket => ({
     name: `down-${crypto.randomBytes(4).toString("hex")}`,

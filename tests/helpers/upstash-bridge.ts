@@ -15,6 +15,8 @@
 //   numbers; nil is null; errors nested inside an array reply become their message string.
 // - No request timeout towards Redis: a hung (not dead) redis-server hangs the request until the client aborts.
 // - An incomplete reply is re-parsed from its start as data arrives: fine for test payloads, slow for huge ones.
+// - Fault injection: `dropResponses` runs a request's commands and then cuts the connection instead of answering,
+//   as a response lost on the way back would; the client sees a network error after Redis applied the commands.
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -249,7 +251,16 @@ function parseCommands(body: unknown, many: boolean): string[][] {
   return body.map(asCommand);
 }
 
-export type UpstashBridge = { url: string; token: string; close(): Promise<void> };
+export type UpstashBridge = {
+  url: string;
+  token: string;
+  /**
+   * Loses the responses to the next `count` requests whose commands match (all requests when no `match`), after
+   * Redis has run them. Returns a function that tells how many were lost so far.
+   */
+  dropResponses(count: number, match?: (commands: string[][]) => boolean): () => number;
+  close(): Promise<void>;
+};
 
 export type UpstashBridgeOptions = {
   /** redis://host:port, or give redisPort (and redisHost, default 127.0.0.1). */
@@ -327,6 +338,17 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
     return [404, { error: `ERR unsupported path ${path}` }];
   };
 
+  const drops: Array<{ left: number; dropped: number; match: (commands: string[][]) => boolean }> = [];
+  /** Takes one pending drop that matches the request, if any. */
+  const dropFor = (path: string, body: unknown): boolean => {
+    const commands = parseCommands(body, path !== "/");
+    const drop = drops.find((d) => d.left > 0 && d.match(commands));
+    if (!drop) return false;
+    drop.left--;
+    drop.dropped++;
+    return true;
+  };
+
   const server = http.createServer((req, res) => {
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
@@ -346,7 +368,7 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
         return send(400, { error: "ERR body is not valid JSON" });
       }
       handle(path, body, base64).then(
-        ([status, json]) => send(status, json),
+        ([status, json]) => (dropFor(path, body) ? req.socket.destroy() : send(status, json)),
         (err: unknown) =>
           err instanceof BadRequest
             ? send(400, { error: err.message })
@@ -362,6 +384,11 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
   return {
     url: `http://127.0.0.1:${port}`,
     token,
+    dropResponses(count, match = () => true) {
+      const drop = { left: count, dropped: 0, match };
+      drops.push(drop);
+      return () => drop.dropped;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

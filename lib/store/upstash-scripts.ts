@@ -1,0 +1,57 @@
+// Lua for the Upstash store. @upstash/redis retries a request whose connection failed, and the lost attempt may
+// already have run: every script that changes something is safe to run twice. Take, refund and the waitlist
+// remember their answer under the call's own id for a minute (far longer than the client's deadline for all
+// attempts); a key insert recognises its own record.
+//
+// `allow-key-locking` (Upstash) lets scripts that touch different keys run in parallel; every key is in KEYS.
+
+/**
+ * KEYS: the window's counter, the call's marker. ARGV: limit, counter lifetime (ms), marker lifetime (ms).
+ * Returns the count after taking a unit, or minus the count when the window is used up (so 0 or less = refused).
+ * The counter only counts units taken: a refused call leaves it alone.
+ */
+export const TAKE = `#!lua flags=allow-key-locking
+local done = redis.call("GET", KEYS[2])
+if done then return tonumber(done) end
+local used = tonumber(redis.call("GET", KEYS[1]) or "0")
+local answer = 0 - used
+if used < tonumber(ARGV[1]) then
+  answer = redis.call("INCR", KEYS[1])
+  if answer == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
+end
+redis.call("SET", KEYS[2], answer, "PX", ARGV[3])
+return answer
+`;
+
+/** KEYS: the window's counter, the call's marker. ARGV: marker lifetime (ms). Never takes the counter below 0. */
+export const REFUND = `#!lua flags=allow-key-locking
+if not redis.call("SET", KEYS[2], "1", "NX", "PX", ARGV[1]) then return 0 end
+local used = tonumber(redis.call("GET", KEYS[1]) or "0")
+if used > 0 then redis.call("DECR", KEYS[1]) end
+return 1
+`;
+
+/**
+ * KEYS: the key index (id → hash), the record. ARGV: id, hash, then the record's field/value pairs.
+ * Index and record are written together. Returns "ok", or "id" / "hash" when another key already has that one.
+ */
+export const INSERT_KEY = `#!lua flags=allow-key-locking
+local owner = redis.call("HGET", KEYS[1], ARGV[1])
+if owner then
+  if owner == ARGV[2] then return "ok" end
+  return "id"
+end
+if redis.call("EXISTS", KEYS[2]) == 1 then return "hash" end
+redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])
+redis.call("HSET", KEYS[2], unpack(ARGV, 3))
+return "ok"
+`;
+
+/** KEYS: the waitlist hash, the call's marker. ARGV: email, entry JSON, marker lifetime (ms). 1 when added. */
+export const ADD_TO_WAITLIST = `#!lua flags=allow-key-locking
+local done = redis.call("GET", KEYS[2])
+if done then return tonumber(done) end
+local added = redis.call("HSETNX", KEYS[1], ARGV[1], ARGV[2])
+redis.call("SET", KEYS[2], added, "PX", ARGV[3])
+return added
+`;
