@@ -4,10 +4,12 @@ import crypto from "node:crypto";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
+import { serveCdnRequest } from "./app/cdn/serve-node";
 import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
+import { createLocalStorage } from "./lib/storage/local";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -29,7 +31,11 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
+  // Stored images are served here, before Next, which would drop their Content-Length.
+  const images = config.blobToken ? null : createLocalStorage(config.dataDir, config.publicCdnUrl);
+
   const server = http.createServer((req, res) => {
+    if (images && serveCdnRequest(images, req, res)) return;
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     const ip = resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies);

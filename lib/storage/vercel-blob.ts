@@ -1,6 +1,6 @@
 // Production image storage on Vercel Blob, so images outlive serverless instances and are served from its CDN.
 import crypto from "node:crypto";
-import { BlobNotFoundError, head, put } from "@vercel/blob";
+import { BlobNotFoundError, del, head, put } from "@vercel/blob";
 import type { ImageStorage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
@@ -24,7 +24,7 @@ export function createVercelBlobStorage(opts: { token: string }): ImageStorage {
       });
       return { id: blob.pathname, url: blob.url };
     },
-    async readPng(id) {
+    async openPng(id) {
       // Only our own pathnames: this never fetches a caller-supplied URL.
       if (!BLOB_ID.test(id)) return null;
       let url: string;
@@ -36,9 +36,24 @@ export function createVercelBlobStorage(opts: { token: string }): ImageStorage {
         throw err;
       }
       const res = await fetch(url);
-      if (res.status === 404) return null;
-      if (!res.ok) throw new Error(`blob fetch failed: HTTP ${res.status}`);
-      return Buffer.from(await res.arrayBuffer());
+      if (res.status === 404 || !res.body) {
+        await res.body?.cancel();
+        return null;
+      }
+      if (!res.ok) {
+        await res.body.cancel();
+        throw new Error(`blob fetch failed: HTTP ${res.status}`);
+      }
+      const size = Number(res.headers.get("content-length"));
+      if (!Number.isSafeInteger(size) || size < 0) {
+        await res.body.cancel();
+        throw new Error("blob fetch gave no length");
+      }
+      return { size, stream: res.body };
+    },
+    async deletePng(id) {
+      if (!BLOB_ID.test(id)) return;
+      await del(id, { token });
     },
   };
 }

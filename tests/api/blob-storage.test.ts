@@ -1,30 +1,32 @@
 // Vercel Blob storage against a local server speaking the Blob API: the returned URL must serve the same PNG.
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { BlobAccessError } from "@vercel/blob";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import { type FakeBlobServer, startFakeBlobServer } from "@/tests/helpers/fake-blob-server";
+import { TINY_PNG as PNG, readAll, runStorageSuite } from "@/tests/helpers/storage-suite";
 
-// A valid 1×1 PNG.
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
-  "base64",
-);
+let server: FakeBlobServer;
+
+before(async () => {
+  server = await startFakeBlobServer();
+  // @vercel/blob reads these on every call.
+  process.env.VERCEL_BLOB_API_URL = server.apiUrl;
+  process.env.VERCEL_BLOB_RETRIES = "0";
+});
+after(async () => {
+  delete process.env.VERCEL_BLOB_API_URL;
+  delete process.env.VERCEL_BLOB_RETRIES;
+  await server.close();
+});
+
+runStorageSuite("vercel-blob", async () => createVercelBlobStorage({ token: server.token }), {
+  missingId: `darkroom/${"0".repeat(32)}-missing.png`,
+  foreignIds: [crypto.randomBytes(16).toString("hex"), "../etc/passwd", "https://example.com/x.png", ""],
+});
 
 describe("vercel blob storage", () => {
-  let server: FakeBlobServer;
-
-  before(async () => {
-    server = await startFakeBlobServer();
-    // @vercel/blob reads these on every call.
-    process.env.VERCEL_BLOB_API_URL = server.apiUrl;
-    process.env.VERCEL_BLOB_RETRIES = "0";
-  });
-  after(async () => {
-    delete process.env.VERCEL_BLOB_API_URL;
-    delete process.env.VERCEL_BLOB_RETRIES;
-    await server.close();
-  });
-
   it("puts a public, immutable PNG whose URL serves the same bytes", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
     assert.equal(storage.kind, "vercel-blob");
@@ -48,24 +50,25 @@ describe("vercel blob storage", () => {
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG);
   });
 
-  it("gives every image its own name", async () => {
-    const storage = createVercelBlobStorage({ token: server.token });
-    const [a, b] = await Promise.all([storage.putPng(PNG, ""), storage.putPng(PNG, "")]);
-    assert.notEqual(a.url, b.url);
-  });
-
-  it("reads images back by id, and null when absent or not ours", async () => {
+  it("never fetches a caller-supplied URL when opening", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
     const stored = await storage.putPng(PNG, "");
-    assert.deepEqual(await storage.readPng(stored.id), PNG);
-    assert.equal(await storage.readPng(`darkroom/${"0".repeat(32)}-missing.png`), null);
-    // Not one of our pathnames (a URL, a traversal): never fetched.
-    assert.equal(await storage.readPng(stored.url), null);
-    assert.equal(await storage.readPng("../etc/passwd"), null);
+    assert.equal(await storage.openPng(stored.url), null);
+    const opened = await storage.openPng(stored.id);
+    assert.ok(opened);
+    assert.deepEqual(await readAll(opened.stream), PNG);
+  });
+
+  it("deletes through the API: the blob URL answers 404 afterwards", async () => {
+    const storage = createVercelBlobStorage({ token: server.token });
+    const stored = await storage.putPng(PNG, "");
+    await storage.deletePng(stored.id);
+    assert.equal((await fetch(stored.url)).status, 404);
   });
 
   it("refuses a wrong token", async () => {
     const storage = createVercelBlobStorage({ token: "vercel_blob_rw_fakestore_wrong" });
-    await assert.rejects(storage.putPng(PNG, ""));
+    const err = await storage.putPng(PNG, "").catch((e: unknown) => e);
+    assert.ok(err instanceof BlobAccessError, `got ${String(err)}`);
   });
 });
