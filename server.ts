@@ -31,7 +31,8 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  // Stored images are served here, before Next, which would drop their Content-Length.
+  // Stored images are served here, before Next, which would drop their Content-Length. Creating the storage now
+  // also clears what a crash left half-written.
   const images = config.blobToken ? null : createLocalStorage(config.dataDir, config.publicCdnUrl);
 
   const server = http.createServer((req, res) => {
