@@ -14,7 +14,12 @@ import { createLocalStorage, STALE_TEMP_MS, type StorageFs } from "@/lib/storage
 import { readAll, runStorageSuite, TINY_PNG } from "@/tests/helpers/storage-suite";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-storage-"));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
+const mountPoint = path.join(root, "tiny");
+let mounted = false;
+after(() => {
+  if (mounted) spawnSync("umount", [mountPoint]);
+  fs.rmSync(root, { recursive: true, force: true });
+});
 
 let dirs = 0;
 function freshDataDir(): string {
@@ -233,18 +238,15 @@ describe("local storage: reads", () => {
 
 /** A real 1 MiB tmpfs, when this process may mount one (root with CAP_SYS_ADMIN); else these tests are skipped. */
 function mountTinyTmpfs(dir: string): string | false {
+  fs.mkdirSync(dir);
   const probe = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", dir], { encoding: "utf8" });
-  if (probe.status === 0) return false;
+  mounted = probe.status === 0;
+  if (mounted) return false;
   return `cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || "").trim() || "no permission"})`;
 }
 
 describe("local storage on a real, tiny file system", () => {
-  const mountPoint = path.join(root, "tiny");
-  fs.mkdirSync(mountPoint);
   const skip = mountTinyTmpfs(mountPoint);
-  after(() => {
-    if (!skip) spawnSync("umount", [mountPoint]);
-  });
 
   it("fills up: StorageUnavailable, no temp file, earlier images intact; room again after a delete", {
     skip,
