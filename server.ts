@@ -5,11 +5,13 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import next from "next";
+import { serveCdnRequest } from "./app/cdn/serve-node";
 import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
 import { describeError, log } from "./lib/log";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
+import { createLocalStorage } from "./lib/storage/local";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -37,7 +39,12 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
+  // Stored images are served here, before Next, which would drop their Content-Length. Creating the storage now
+  // also clears what a crash left half-written.
+  const images = config.blobToken ? null : createLocalStorage(config.dataDir, config.publicCdnUrl);
+
   const server = http.createServer((req, res) => {
+    if (images && serveCdnRequest(images, req, res)) return;
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".

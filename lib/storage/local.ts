@@ -1,41 +1,189 @@
 // Embedded image storage: files under DATA_DIR/images, served by GET /cdn/<id>.png.
 import crypto from "node:crypto";
-import fs from "node:fs/promises";
+import nodeFs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { StorageUnavailable } from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
+import { streamFile } from "./file-stream";
 import type { ImageStorage } from "./types";
 
 /** 128 random bits as 32 hex characters; the only shape /cdn accepts, so no path can escape the folder. */
 const ID_PATTERN = /^[a-f0-9]{32}$/;
 
+/** The file system calls local storage makes; tests pass a double that injects failures. */
+export type StorageFs = Pick<typeof nodeFs, "mkdir" | "open" | "readdir" | "rename" | "rm" | "stat">;
+
+/** Errors that mean "no room or not writable now": the caller may retry later, perhaps after a sweep. */
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
+
+/** A temp file from another host (a shared volume) is only presumed dead after this long. */
+export const STALE_TEMP_MS = 15 * 60_000;
+
+/**
+ * Tells this process's temp files from those of an earlier process that had the same pid (a restarted container).
+ * One per process, though server.ts and Next's bundles each load this module.
+ */
+const INSTANCE = processSingleton("storage-instance", () => crypto.randomBytes(4).toString("hex"));
+const HOST = os.hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
+/** <id>.<host>.<pid>.<instance>.tmp */
+const TEMP_PATTERN = /^[a-f0-9]{32}\.([A-Za-z0-9_-]+)\.(\d+)\.([a-f0-9]{8})\.tmp$/;
+
 export function isLocalImageId(id: string): boolean {
   return ID_PATTERN.test(id);
 }
 
-export function createLocalStorage(dataDir: string, publicBase: string | undefined): ImageStorage {
+export function createLocalStorage(
+  dataDir: string,
+  publicBase: string | undefined,
+  opts: { fs?: StorageFs } = {},
+): ImageStorage {
+  const fs = opts.fs ?? nodeFs;
   const dir = path.join(dataDir, "images");
-  let ready: Promise<unknown> | undefined;
+  const fileOf = (id: string) => path.join(dir, `${id}.png`);
+  // At creation: the folder, and the removal of what a crashed writer left behind. A failure is reported by the
+  // put that awaits it, and the next put tries again.
+  let ready: Promise<void> | undefined;
+  const prepare = () => {
+    if (ready) return ready;
+    const attempt = fs.mkdir(dir, { recursive: true }).then(() => removeStaleTemps(fs, dir));
+    ready = attempt;
+    attempt.catch(() => {
+      if (ready === attempt) ready = undefined;
+    });
+    return attempt;
+  };
+  void prepare();
 
   return {
     kind: "local",
     async putPng(png, origin) {
-      ready ??= fs.mkdir(dir, { recursive: true });
-      await ready;
+      try {
+        await prepare();
+      } catch (err) {
+        throw asStorageError(err);
+      }
       const id = crypto.randomBytes(16).toString("hex");
-      const file = path.join(dir, `${id}.png`);
-      // Write then rename, so a reader never sees half a file, and the URL resolves once we return.
-      const tmp = `${file}.${process.pid}.tmp`;
-      await fs.writeFile(tmp, png);
-      await fs.rename(tmp, file);
+      await writeDurably(fs, dir, id, png);
       return { id, url: `${publicBase ?? `${origin}/cdn`}/${id}.png` };
     },
-    async readPng(id) {
+    async openPng(id) {
       if (!isLocalImageId(id)) return null;
+      let handle: nodeFs.FileHandle;
       try {
-        return await fs.readFile(path.join(dir, `${id}.png`));
+        handle = await fs.open(fileOf(id), "r");
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw err;
       }
+      try {
+        const { size } = await handle.stat();
+        return { size, stream: streamFile(handle, size) };
+      } catch (err) {
+        await handle.close().catch(() => {});
+        throw err;
+      }
+    },
+    async deletePng(id) {
+      if (!isLocalImageId(id)) return;
+      await fs.rm(fileOf(id), { force: true });
     },
   };
+}
+
+/**
+ * Temp file, fsync, rename, fsync of the folder: once this returns the image survives a crash or power loss, and a
+ * reader never sees half a file. On any failure the temp file is removed.
+ */
+async function writeDurably(fs: StorageFs, dir: string, id: string, png: Buffer): Promise<void> {
+  const file = path.join(dir, `${id}.png`);
+  const tmp = path.join(dir, `${id}.${HOST}.${process.pid}.${INSTANCE}.tmp`);
+  let handle: nodeFs.FileHandle | undefined;
+  try {
+    handle = await fs.open(tmp, "wx", 0o644);
+    await handle.writeFile(png);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await handle?.close().catch(() => {});
+    await fs.rm(tmp, { force: true }).catch(() => {});
+    throw asStorageError(err);
+  }
+  try {
+    await syncDir(fs, dir);
+  } catch (err) {
+    // The rename may not be on disk, so the URL could dangle after a crash: give no URL at all.
+    await fs.rm(file, { force: true }).catch(() => {});
+    throw asStorageError(err);
+  }
+}
+
+async function syncDir(fs: StorageFs, dir: string): Promise<void> {
+  const handle = await fs.open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function asStorageError(err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code && NO_ROOM.has(code)) return new StorageUnavailable(`image storage: ${code}`, { cause: err });
+  return err;
+}
+
+/**
+ * Removes temp files whose writer is gone: on this host, a process that is no longer running (or an earlier one
+ * that had our pid); from other hosts sharing the folder, anything older than STALE_TEMP_MS. Live writers' files
+ * are left alone, so instances sharing DATA_DIR can start at any time.
+ */
+async function removeStaleTemps(fs: StorageFs, dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => n.endsWith(".tmp"));
+  } catch (err) {
+    // Leftovers only waste space; storing new images must not depend on sweeping them.
+    log.warn("could not list temp images", describeError(err));
+    return;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      if (!(await isStale(fs, file, name))) continue;
+      await fs.rm(file, { force: true });
+      removed++;
+    } catch (err) {
+      log.warn("could not remove a stale temp image", { file: name, ...describeError(err) });
+    }
+  }
+  if (removed > 0) log.info("removed stale temp images", { count: removed });
+}
+
+async function isStale(fs: StorageFs, file: string, name: string): Promise<boolean> {
+  const m = TEMP_PATTERN.exec(name);
+  if (m && m[1] === HOST) {
+    const pid = Number(m[2]);
+    if (pid === process.pid) return m[3] !== INSTANCE;
+    return !isRunning(pid);
+  }
+  try {
+    return Date.now() - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS;
+  } catch {
+    return false;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

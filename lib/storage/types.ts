@@ -7,13 +7,24 @@ export type StoredImage = {
   url: string;
 };
 
+/** A stored image opened for reading. Whoever does not read `stream` to its end must cancel it to free the file. */
+export type OpenedImage = {
+  /** Exact length in bytes of what `stream` yields. */
+  size: number;
+  /** Pull-based: bytes are read only as the consumer asks for them, a bounded chunk at a time. */
+  stream: ReadableStream<Uint8Array>;
+};
+
 export interface ImageStorage {
   readonly kind: "local" | "vercel-blob";
   /**
    * Store PNG bytes durably, then return where they are served.
    * `origin` is the app's own origin, used when no CDN base is configured.
+   * Throws `StorageUnavailable` when there is no room or the service cannot be reached; nothing partial is kept.
    */
   putPng(png: Buffer, origin: string): Promise<StoredImage>;
-  /** Read back a stored image by id (local storage serves /cdn/<id>.png from this); null when absent. */
-  readPng(id: string): Promise<Buffer | null>;
+  /** Open a stored image by id for streaming (local storage serves /cdn/<id>.png from this); null when absent. */
+  openPng(id: string): Promise<OpenedImage | null>;
+  /** Remove a stored image if it is there (absent or foreign ids are a no-op); its URL answers 404 afterwards. */
+  deletePng(id: string): Promise<void>;
 }

@@ -3,6 +3,7 @@
 // Point @vercel/blob at it with VERCEL_BLOB_API_URL=<apiUrl> and pass <token>. The API lives under /api and the
 // blobs are served from the same loopback origin, so a returned URL resolves. Limits: public access only, no
 // multipart, list, copy or client tokens; no ETag preconditions; data lives as long as the process.
+// Outages can be injected: API error answers in the service's error body shape, or API requests left unanswered.
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,11 +12,20 @@ type StoredBlob = { body: Buffer; contentType: string; cacheControl: string; upl
 
 export type RecordedPut = { pathname: string; headers: http.IncomingHttpHeaders };
 
+/** An error answer of the Blob API: the HTTP status and the `error.code` the client maps to its error classes. */
+export type BlobApiFault = { status: number; code: string; message?: string; headers?: Record<string, string> };
+
 export type FakeBlobServer = {
   apiUrl: string;
   token: string;
   /** Every accepted PUT, for asserting the headers the client sent. */
   puts: RecordedPut[];
+  /** Answer every API request with this error until cleared with null (blob downloads keep working). */
+  failApi(fault: BlobApiFault | null): void;
+  /** Leave API requests unanswered until turned off (they are then dropped). */
+  hangApi(on: boolean): void;
+  /** Number of stored blobs. */
+  count(): number;
   close(): Promise<void>;
 };
 
@@ -41,6 +51,9 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
   const blobs = new Map<string, StoredBlob>();
   const puts: RecordedPut[] = [];
   let origin = "";
+  let fault: BlobApiFault | null = null;
+  let hanging = false;
+  const hung = new Set<http.ServerResponse>();
 
   const blobJson = (pathname: string, b: StoredBlob) => {
     const url = `${origin}/${pathname}`;
@@ -119,6 +132,14 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
     req.on("end", () => {
       const url = new URL(req.url ?? "/", origin);
       if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
+        if (hanging) {
+          hung.add(res);
+          return;
+        }
+        if (fault) {
+          res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });
+          return res.end(JSON.stringify({ error: { code: fault.code, message: fault.message ?? fault.code } }));
+        }
         const [status, json] = api(req, url, Buffer.concat(chunks));
         res.writeHead(status, { "content-type": "application/json" });
         return res.end(JSON.stringify(json));
@@ -146,6 +167,16 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
     apiUrl: `${origin}/api`,
     token,
     puts,
+    failApi(next) {
+      fault = next;
+    },
+    hangApi(on) {
+      hanging = on;
+      if (on) return;
+      for (const res of hung) res.destroy();
+      hung.clear();
+    },
+    count: () => blobs.size,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

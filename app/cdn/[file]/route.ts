@@ -1,31 +1,32 @@
-// GET /cdn/<id>.png – serves stored images, immutable, from the embedded storage.
+// GET and HEAD /cdn/<id>.png – stored images, immutable and revalidatable. Under `npm start` server.ts answers these
+// paths before Next (to keep Content-Length); this handler serves them wherever Next runs without it.
 
 import { getServices } from "@/lib/services";
-import { isLocalImageId } from "@/lib/storage/local";
+import { type ImageReply, replyWithImage } from "../serve-image";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const IMMUTABLE = "public, max-age=31536000, immutable";
+type Params = { params: Promise<{ file: string }> };
 
-export async function GET(_req: Request, { params }: { params: Promise<{ file: string }> }): Promise<Response> {
+export async function GET(req: Request, { params }: Params): Promise<Response> {
   const { file } = await params;
-  const id = /^([a-f0-9]{32})\.png$/.exec(file)?.[1];
-  const png = id && isLocalImageId(id) ? await getServices().storage.readPng(id) : null;
-  if (!png) {
-    return Response.json(
-      { success: false, error: { code: "not_found", message: "No image at this address." } },
-      { status: 404, headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } },
-    );
-  }
-  return new Response(new Uint8Array(png), {
-    headers: {
-      "Content-Type": "image/png",
-      "Content-Length": String(png.length),
-      "Cache-Control": IMMUTABLE,
-      ETag: `"${id}"`,
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; sandbox",
-    },
-  });
+  return toResponse(
+    await replyWithImage(getServices().storage, file, { method: "GET", ifNoneMatch: ifNoneMatch(req) }),
+  );
+}
+
+export async function HEAD(req: Request, { params }: Params): Promise<Response> {
+  const { file } = await params;
+  return toResponse(
+    await replyWithImage(getServices().storage, file, { method: "HEAD", ifNoneMatch: ifNoneMatch(req) }),
+  );
+}
+
+function ifNoneMatch(req: Request): string | null {
+  return req.headers.get("if-none-match");
+}
+
+function toResponse(reply: ImageReply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }

@@ -1,0 +1,58 @@
+// What GET and HEAD /cdn/<file> answer, in Web types: used by server.ts, which serves these paths itself (Next drops
+// Content-Length from route handler responses), and by the route handler behind it.
+import { isLocalImageId } from "@/lib/storage/local";
+import type { ImageStorage } from "@/lib/storage/types";
+
+export type ImageReply = {
+  status: 200 | 304 | 404;
+  headers: Record<string, string>;
+  /** The image, a JSON error, or nothing (HEAD and 304). Whoever does not send a stream must cancel it. */
+  body: ReadableStream<Uint8Array> | string | null;
+};
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const NOT_FOUND_BODY = JSON.stringify({
+  success: false,
+  error: { code: "not_found", message: "No image at this address." },
+});
+
+export async function replyWithImage(
+  storage: ImageStorage,
+  file: string,
+  req: { method: "GET" | "HEAD"; ifNoneMatch: string | null },
+): Promise<ImageReply> {
+  const id = /^([a-f0-9]{32})\.png$/.exec(file)?.[1];
+  // Opened before any header is decided, so a 200 or 304 is only ever sent for an image that exists.
+  const image = id && isLocalImageId(id) ? await storage.openPng(id) : null;
+  if (!id || !image) {
+    const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
+    if (req.method === "HEAD") return { status: 404, headers, body: null };
+    return { status: 404, headers: { ...headers, "Content-Type": "application/json" }, body: NOT_FOUND_BODY };
+  }
+  // Every stored image has its own random id and never changes, so the id is a strong validator.
+  const etag = `"${id}"`;
+  const headers: Record<string, string> = {
+    "Cache-Control": IMMUTABLE,
+    ETag: etag,
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+  };
+  if (matchesIfNoneMatch(req.ifNoneMatch, etag)) {
+    await image.stream.cancel();
+    return { status: 304, headers, body: null };
+  }
+  headers["Content-Type"] = "image/png";
+  headers["Content-Length"] = String(image.size);
+  if (req.method === "HEAD") {
+    await image.stream.cancel();
+    return { status: 200, headers, body: null };
+  }
+  return { status: 200, headers, body: image.stream };
+}
+
+/** RFC 9110 §13.1.2: `*`, or any listed tag equal to ours under weak comparison. */
+function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
