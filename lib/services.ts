@@ -12,6 +12,7 @@ import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
+import { createUpstashGuard } from "@/lib/store/upstash-guard";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -47,7 +48,7 @@ function createServices(): Services {
   return {
     config,
     store,
-    statusGuard: store.kind === "upstash" ? store : createMemoryWindow(),
+    statusGuard: config.upstash ? createUpstashGuard(config.upstash) : createMemoryWindow(),
     storage: openStorage(config),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper: loadPepper(config.dataDir, config.keyPepper),

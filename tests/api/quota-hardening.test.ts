@@ -105,7 +105,8 @@ describe("quota before cost", () => {
       (await enhance(app.url, { image: { data: small, type: "image/png" } }, { from: exhausted })).status,
       200,
     );
-    const big = await noisyPngOf(420, 420); // about 500 KB: real decoding work
+    // About 70 KB each: 17 of them fit the in-flight budget, but not the enhance queue (2 running, 8 waiting).
+    const big = await noisyPngOf(150, 150);
     const replies = await Promise.all([
       ...Array.from({ length: 16 }, () =>
         enhance(app.url, { image: { data: big, type: "image/png" } }, { from: exhausted }),
