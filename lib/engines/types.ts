@@ -16,7 +16,12 @@ export type GenerateJob = {
   negativePrompt?: string;
   requestId: string;
   signal: AbortSignal;
+  /** Reports what the engine is doing: provider state while polling, or the step fraction where steps are known. */
+  onProgress?: (progress: WorkProgress) => void;
 };
+
+/** Progress of running work: `fraction` in [0, 1] when known, and a short human-readable stage. */
+export type WorkProgress = { fraction: number | null; stage: string };
 
 export type GeneratedImage = {
   /** PNG bytes, exactly width×height. */
