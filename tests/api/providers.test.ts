@@ -256,7 +256,8 @@ describe("URLs a provider hands back", () => {
     assert.deepEqual(elsewhere.requests, [], "the other origin never saw a request, nor the x-key");
     const failure = loggedFailure(res.headers["x-request-id"] as string, "bfl:flux-pro-1.1");
     assert.equal(failure.kind, "malformed");
-    assert.match(String(failure.detail), /^refused http:\/\/127\.0\.0\.1:\d+: 127\.0\.0\.1 is not one of bfl's hosts$/);
+    // Logs may scrub addresses in text down to their network, so only the address's prefix is pinned.
+    assert.match(String(failure.detail), /^refused http:\/\/127\.0\.0\.\S+: 127\.0\.0\.\S+ is not one of bfl's hosts$/);
   });
 
   it("does not follow a redirect from BFL's API to another origin with the key", async () => {

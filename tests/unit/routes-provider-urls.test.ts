@@ -83,7 +83,8 @@ describe("polling URLs", () => {
     assert.equal(fakes.bfl.requests.length, 1, "BFL took the submit only");
     const failure = failureOf("bfl:flux-pro-1.1");
     assert.equal(failure.kind, "malformed");
-    assert.match(failure.detail, /^refused http:\/\/127\.0\.0\.1:\d+: 127\.0\.0\.1 is not one of bfl's hosts$/);
+    // Logs may scrub addresses in text down to their network, so only the address's prefix is pinned.
+    assert.match(failure.detail, /^refused http:\/\/127\.0\.0\.\S+: 127\.0\.0\.\S+ is not one of bfl's hosts$/);
   });
 
   it("refuses Replicate's urls.get on another origin", async (t) => {
