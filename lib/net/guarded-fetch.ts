@@ -152,7 +152,8 @@ function send({ url, method, headers, body, addresses, signal, agent }: Outgoing
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: Object.fromEntries(headers),
+        // A known length rather than chunked encoding, as fetch sends it.
+        headers: { ...Object.fromEntries(headers), ...(body ? { "content-length": String(body.length) } : {}) },
         agent,
         lookup: pinnedLookup(addresses),
         signal,

@@ -279,6 +279,8 @@ describe("redirects", () => {
     a.seen.length = 0;
     await fetch(redirect(307, "/after-307"), init);
     assert.deepEqual([a.seen[1].method, a.seen[1].body], ["POST", '{"a":1}']);
+    assert.equal(a.seen[1].headers["content-length"], "7", "a known length, not chunked");
+    assert.equal(a.seen[1].headers["transfer-encoding"], undefined);
   });
 
   it("gives up after five redirects", async () => {
