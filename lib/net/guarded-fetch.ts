@@ -43,7 +43,7 @@ export const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cook
 
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 export function createGuardedFetch({ policy, resolve = resolveWithSystem }: GuardOptions): FetchFn {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };

@@ -268,7 +268,7 @@ describe("URLs a provider hands back", () => {
     assert.deepEqual(elsewhere.requests, []);
   });
 
-  it("answers generation_failed, never a 500 crash, when every route hands back a refused URL", async () => {
+  it("answers the contract's generation_failed when every route hands back a refused URL", async () => {
     fakes.together.mode = "error";
     fakes.fal.foreign.result = elsewhere.url;
     fakes.replicate.foreign.result = elsewhere.url;
