@@ -3,7 +3,6 @@ import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
 import { type Config, getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/singleton";
-import { createBoundedFetch } from "./bounded-fetch";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
 import { previewEngine } from "./preview";
@@ -14,7 +13,6 @@ import type { ImageEngine } from "./types";
 export function buildEngine(model: ModelName, config: Config): ImageEngine {
   const routes = config.generation.chains[model];
   if (routes.length === 1 && routes[0].provider === PREVIEW_ROUTE) return previewEngine;
-  const fetch = createBoundedFetch();
   const { credentials, baseUrls } = config.generation.providers;
   return createChainEngine(model, routes, {
     timeoutMs: config.generation.timeoutMs,
@@ -24,7 +22,6 @@ export function buildEngine(model: ModelName, config: Config): ImageEngine {
       return createProviderCall(route.provider, route.modelId, {
         apiKey: credentials[route.provider] ?? "",
         baseUrl: baseUrls[route.provider],
-        fetch,
       });
     },
   });

@@ -4,13 +4,15 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
 import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
 import { CHAINS, type Fakes, startAllFakes } from "../fakes";
-import type { Fake } from "../fakes/fake-server";
+import { type Fake, startFake } from "../fakes/fake-server";
 import { type App, startApp } from "../helpers/app";
 import { BROWSER, call, generate, type Reply } from "../helpers/http";
 
 const TIMEOUT_MS = 2500;
 let app: App;
 let fakes: Fakes;
+/** A second loopback server: where a hostile polling URL or redirect would send the app. */
+let elsewhere: Fake;
 let lastOctet = 20;
 /** A fresh loopback address: a distinct Free client with an untouched bucket of 5. */
 const nextIp = () => `127.0.0.${lastOctet++}`;
@@ -26,13 +28,18 @@ const PROVIDER_TEXT =
 
 before(async () => {
   fakes = await startAllFakes();
+  elsewhere = await startFake("elsewhere", () => ({ status: 404, json: { detail: "Not found." } }));
   app = await startApp({ name: "providers", env: { ...fakes.env, GENERATION_TIMEOUT_MS: String(TIMEOUT_MS) } });
 });
 after(async () => {
   await app?.stop();
   await fakes?.closeAll();
+  await elsewhere?.close();
 });
-beforeEach(() => fakes.resetAll());
+beforeEach(() => {
+  fakes.resetAll();
+  elsewhere.reset();
+});
 
 const fakeOf = (route: string): Fake => fakes[route.split(":")[0] as "bfl"];
 
@@ -117,8 +124,22 @@ describe("moderation maps to content_filtered, with the quota intact", () => {
     ["OpenAI content_policy_violation", "beta-3", () => (fakes.openai.mode = "moderate")],
     ["Stability CONTENT_FILTERED on HTTP 200", "gamma-xl-1024-v1-0", () => (fakes.stability.mode = "moderate")],
     ["BFL Request Moderated", "alpha-pro", () => (fakes.bfl.mode = "moderate")],
-    ["BFL Content Moderated", "alpha-pro", () => ((fakes.bfl.mode = "moderate"), (fakes.bfl.variant = "content"))],
-    ["fal has_nsfw_concepts", "alpha-schnell", () => ((fakes.together.mode = "error"), (fakes.fal.mode = "moderate"))],
+    [
+      "BFL Content Moderated",
+      "alpha-pro",
+      () => {
+        fakes.bfl.mode = "moderate";
+        fakes.bfl.variant = "content";
+      },
+    ],
+    [
+      "fal has_nsfw_concepts",
+      "alpha-schnell",
+      () => {
+        fakes.together.mode = "error";
+        fakes.fal.mode = "moderate";
+      },
+    ],
   ];
   for (const [name, model, setUp] of cases) {
     it(name, async () => {
@@ -214,6 +235,47 @@ describe("failures fall through the chain, then answer the contract's error", ()
     await generate(app.url, { prompt: "a castle", model: "gamma-xl-1024-v1-0" }, { from: nextIp() });
     s = await statusRecord();
     assert.equal(route().failing, false);
+  });
+});
+
+describe("URLs a provider hands back", () => {
+  function loggedFailure(requestId: string, route: string): Record<string, unknown> {
+    const line = app
+      .logs()
+      .split("\n")
+      .find((l) => l.includes(requestId) && l.includes('"provider route failed"') && l.includes(`"route":"${route}"`));
+    assert.ok(line, `the failure of ${route} was logged`);
+    return JSON.parse(line);
+  }
+
+  it("refuses BFL's polling_url on another origin, keeps the key, and answers from the next route", async () => {
+    fakes.bfl.foreign.polling = elsewhere.url;
+    const res = await generate(app.url, { prompt: "a lighthouse", model: "alpha-pro" }, { from: nextIp() });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.engine, "fal:fal-ai/flux-pro/v1.1");
+    assert.deepEqual(elsewhere.requests, [], "the other origin never saw a request, nor the x-key");
+    const failure = loggedFailure(res.headers["x-request-id"] as string, "bfl:flux-pro-1.1");
+    assert.equal(failure.kind, "malformed");
+    // Logs may scrub addresses in text down to their network, so only the address's prefix is pinned.
+    assert.match(String(failure.detail), /^refused http:\/\/127\.0\.0\.\S+: 127\.0\.0\.\S+ is not one of bfl's hosts$/);
+  });
+
+  it("does not follow a redirect from BFL's API to another origin with the key", async () => {
+    fakes.bfl.redirectTo = elsewhere.url;
+    const res = await generate(app.url, { prompt: "a lighthouse", model: "alpha-pro" }, { from: nextIp() });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.engine, "fal:fal-ai/flux-pro/v1.1");
+    assert.deepEqual(elsewhere.requests, []);
+  });
+
+  it("answers the contract's generation_failed when every route hands back a refused URL", async () => {
+    fakes.together.mode = "error";
+    fakes.fal.foreign.result = elsewhere.url;
+    fakes.replicate.foreign.result = elsewhere.url;
+    const res = await generate(app.url, { prompt: "a lighthouse", model: "alpha-schnell" }, { from: nextIp() });
+    assertFailure(res, 500, "generation_failed");
+    assert.doesNotMatch(res.json.error.message, /refused|127\.0\.0\.1/);
+    assert.deepEqual(elsewhere.requests, []);
   });
 });
 

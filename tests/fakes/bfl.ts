@@ -49,7 +49,7 @@ export function startBflFake(): Promise<Fake> {
         // Real polling URLs point at a regional host; the client must follow what it is given, not the base URL.
         return {
           status: 200,
-          json: { id, polling_url: `${f.url}/v1/get_result?id=${id}`, cost: 4, input_mp: 0, output_mp: 1 },
+          json: { id, polling_url: f.urlFor("polling", `/v1/get_result?id=${id}`), cost: 4, input_mp: 0, output_mp: 1 },
         };
       }
       expect(f, req.path === "/v1/get_result", `bfl: unexpected poll path ${req.path}`);

@@ -32,6 +32,15 @@ export type Fake = {
   polls: number;
   /** Request-shape problems found; tests assert this stays empty. */
   violations: string[];
+  /**
+   * Origins a hostile or compromised API would name instead of its own: for polling/status URLs and for result
+   * URLs. Unset, the fake names itself, as a real provider names its own hosts.
+   */
+  foreign: { polling?: string; result?: string };
+  /** When set, every API request is answered with a 307 to the same path on this origin. */
+  redirectTo?: string;
+  /** A URL on this fake (or on `foreign[kind]`) for a path. */
+  urlFor: (kind: "polling" | "result", path: string) => string;
   /** Serves bytes at a fresh URL on this server, as providers' delivery URLs do. */
   host: (bytes: Buffer, ext: "png" | "jpeg") => string;
   reset: () => void;
@@ -59,13 +68,17 @@ export async function startFake(
     pendingPolls: defaults.pendingPolls ?? 0,
     polls: 0,
     violations: [],
+    foreign: {},
+    urlFor: (kind, path) => `${fake.foreign[kind] ?? fake.url}${path}`,
     host: (bytes, ext) => {
       const id = crypto.randomBytes(8).toString("hex");
       files.set(`/files/${id}.${ext}`, { bytes, type: `image/${ext}` });
-      return `${fake.url}/files/${id}.${ext}`;
+      return fake.urlFor("result", `/files/${id}.${ext}`);
     },
     reset: () => {
       fake.mode = "ok";
+      fake.foreign = {};
+      fake.redirectTo = undefined;
       fake.variant = "";
       fake.requests = [];
       fake.violations = [];
@@ -108,6 +121,10 @@ export async function startFake(
         body,
       };
       fake.requests.push(recorded);
+      if (fake.redirectTo) {
+        res.writeHead(307, { Location: `${fake.redirectTo}${req.url ?? "/"}` });
+        return res.end();
+      }
       try {
         const reply = await handler(recorded, fake);
         if (reply === "hang") return; // held open until the client gives up or the fake closes

@@ -122,6 +122,9 @@ function view(p: Prediction, f: Fake) {
     error: p.error,
     status: p.status === "starting" && p.polls > 0 ? "processing" : p.status,
     created_at: new Date().toISOString(),
-    urls: { get: `${f.url}/v1/predictions/${p.id}`, cancel: `${f.url}/v1/predictions/${p.id}/cancel` },
+    urls: {
+      get: f.urlFor("polling", `/v1/predictions/${p.id}`),
+      cancel: f.urlFor("polling", `/v1/predictions/${p.id}/cancel`),
+    },
   };
 }

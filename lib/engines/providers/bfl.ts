@@ -5,7 +5,10 @@ import { ModerationError } from "@/lib/engines/failures";
 import { firstImageMeta, runImageModel, seedOf } from "./ai-image";
 import type { ProviderCall, ProviderSettings } from "./types";
 
-/** Default https://api.bfl.ai/v1; BFL_BASE_URL replaces it (polling then follows the polling_url the API returns). */
+/**
+ * Default https://api.bfl.ai/v1; BFL_BASE_URL replaces it. Polling follows the polling_url the API returns when it is
+ * on BFL's hosts or the base URL's origin (see hosts.ts); the key goes to API hosts only, never to result.sample.
+ */
 export function createBflCall(modelId: string, settings: ProviderSettings): ProviderCall {
   const provider = createBlackForestLabs({
     apiKey: settings.apiKey,

@@ -1,12 +1,15 @@
 // Builds the adapter for one configured route from the provider's credentials and base URL.
+import { createBoundedFetch } from "@/lib/engines/bounded-fetch";
 import type { ProviderName } from "@/lib/engines/routes";
+import { createGuardedFetch } from "@/lib/net/guarded-fetch";
 import { createBflCall } from "./bfl";
 import { createFalCall } from "./fal";
+import { createHostPolicy } from "./hosts";
 import { createOpenAiCall } from "./openai";
 import { createReplicateCall } from "./replicate";
 import { createStabilityCall } from "./stability";
 import { createTogetherCall } from "./together";
-import type { ProviderCall, ProviderSettings } from "./types";
+import type { ProviderCall, ProviderConfig, ProviderSettings } from "./types";
 
 const FACTORIES: Record<ProviderName, (modelId: string, settings: ProviderSettings) => ProviderCall> = {
   bfl: createBflCall,
@@ -17,6 +20,12 @@ const FACTORIES: Record<ProviderName, (modelId: string, settings: ProviderSettin
   together: createTogetherCall,
 };
 
-export function createProviderCall(provider: ProviderName, modelId: string, settings: ProviderSettings): ProviderCall {
-  return FACTORIES[provider](modelId, settings);
+/** Every request of the route, the SDK's own polls and downloads included, goes through the provider's guarded fetch. */
+export function createProviderCall(provider: ProviderName, modelId: string, config: ProviderConfig): ProviderCall {
+  const guarded = createGuardedFetch({ policy: createHostPolicy(provider, config.baseUrl), resolve: config.resolve });
+  return FACTORIES[provider](modelId, {
+    apiKey: config.apiKey,
+    baseUrl: config.baseUrl,
+    fetch: createBoundedFetch(guarded),
+  });
 }
