@@ -69,6 +69,10 @@ const envSchema = z
 
     // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
     ...providerShape(),
+    // Host names webhooks may reach over http or on private addresses (local receivers, tests).
+    WEBHOOK_ALLOW_HOSTS: optionalText,
+    // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
+    JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   })
   .superRefine((env, ctx) => {
@@ -205,6 +209,13 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     blobToken: env.BLOB_READ_WRITE_TOKEN,
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
+    jobs: { leaseMs: env.JOB_LEASE_MS },
+    webhooks: {
+      allowHosts: (env.WEBHOOK_ALLOW_HOSTS ?? "")
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    },
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,

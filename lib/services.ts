@@ -1,14 +1,20 @@
 // Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
 
 import { type ProxyList, parseTrustedProxies } from "@/lib/api/client-ip";
+import { toApiError } from "@/lib/api/errors";
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
+import { JobRunner } from "@/lib/jobs/runner";
+import type { HeldUnit } from "@/lib/jobs/types";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
 import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
+import type { JobStore } from "@/lib/store/jobs";
+import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
+import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
 import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
@@ -28,6 +34,8 @@ export type Services = {
   queues: { generate: WorkQueue; enhance: WorkQueue };
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
+  jobs: JobStore;
+  runner: JobRunner;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
@@ -42,9 +50,16 @@ export function openStorage(config: Config): ImageStorage {
   return createLocalStorage(config.dataDir, config.publicCdnUrl);
 }
 
+/** Async jobs' records next to the quotas: in Redis with Upstash, else in the SQLite file. */
+export function openJobStore(config: Config): JobStore {
+  if (config.upstash) return openUpstashJobStore(config.upstash);
+  return openSqliteJobStore(config.dataDir);
+}
+
 function createServices(): Services {
   const config = getConfig();
   const store = openStore(config);
+  const jobs = openJobStore(config);
   return {
     config,
     store,
@@ -58,9 +73,28 @@ function createServices(): Services {
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
+    jobs,
+    runner: createJobRunner(config, store, jobs),
   };
 }
 
 export function getServices(): Services {
   return processSingleton("services", createServices);
+}
+
+function createJobRunner(config: Config, store: Store, jobs: JobStore): JobRunner {
+  const refund = (units: HeldUnit[]) =>
+    Promise.all(units.map((u) => store.refund(u.bucket, u.identity, u.windowStart))).then(() => undefined);
+  const runner = new JobRunner({
+    jobs,
+    refund,
+    describeFailure: (err, jobId) => {
+      const { code, message } = toApiError(err, jobId);
+      return { code, message };
+    },
+    leaseMs: config.jobs.leaseMs,
+  });
+  // Every live instance sweeps, so the jobs of one that died are failed and refunded by another.
+  runner.watch();
+  return runner;
 }

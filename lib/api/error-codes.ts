@@ -26,6 +26,19 @@ export const ERROR_CODES = {
   },
   server_error: { status: 500, message: "Unexpected server error." },
   not_found: { status: 404, message: "Not found." },
+  job_finished: { status: 409, message: "The job has already finished." },
+  idempotency_in_progress: {
+    status: 409,
+    message: "A request with this Idempotency-Key is still running. Retry once it has finished.",
+  },
+  idempotency_mismatch: {
+    status: 422,
+    message: "This Idempotency-Key was used for a different request. Use a new key for a new request.",
+  },
+  invalid_webhook_url: {
+    status: 400,
+    message: "webhook_url must be an https URL on a public address, and needs a Pro key.",
+  },
   method_not_allowed: { status: 405, message: "This method is not allowed on this endpoint." },
 } as const;
 

@@ -17,6 +17,7 @@ export type EnhanceUpload = {
   strength: number;
   scale: 2 | 4;
   model: ModelChoice;
+  webhookUrl?: string;
   /** Gives the upload's bytes back to the in-flight budget. */
   release: () => void;
 };
@@ -48,7 +49,8 @@ export async function parseEnhance(req: Request, maxBytes: number, budget: ByteB
       if (!parsed.success) throw new ApiError("invalid_model", "Model must be fast or quality.");
       model = parsed.data;
     }
-    return { bytes: upload.image, strength, scale, model, release: upload.release };
+    const webhookUrl = upload.fields.webhook_url?.trim() || undefined;
+    return { bytes: upload.image, strength, scale, model, webhookUrl, release: upload.release };
   } catch (err) {
     upload.release();
     throw err;

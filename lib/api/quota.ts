@@ -3,6 +3,7 @@
 // the rate-limit headers and the 200 body report.
 import type { Caller } from "@/lib/auth/identify";
 import { StoreUnavailable } from "@/lib/errors";
+import type { HeldUnit } from "@/lib/jobs/types";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
 import { type Bucket, emptyUsage, type Store, type Take, type Usage } from "@/lib/store/types";
 import { ApiError } from "./errors";
@@ -41,6 +42,20 @@ export class Quota {
   readonly markStarted = (): void => {
     this.started = true;
   };
+
+  /** The units taken so far, as a job would hold them. */
+  heldUnits(): HeldUnit[] {
+    return this.taken.map(({ charge, take }) => ({
+      bucket: charge.bucket,
+      identity: charge.identity,
+      windowStart: take.windowStart,
+    }));
+  }
+
+  /** The units now belong to an accepted job: this request will not give them back. */
+  handOff(): void {
+    this.taken.splice(0);
+  }
 
   /** Settles a failed request: the units go back unless the caller abandoned work that had started. */
   async fail(): Promise<void> {

@@ -7,6 +7,7 @@ import type { Endpoint } from "@/lib/quota/policies";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import { DAY_MS, emptyUsage, type Usage } from "@/lib/store/types";
+import { Idempotency } from "./async";
 import { ApiError, toApiError } from "./errors";
 import { rateLimitHeaders, secondsUntil } from "./headers";
 import { chargesFor, Quota, waitlistCharges } from "./quota";
@@ -22,6 +23,8 @@ export type RouteContext = {
   readonly signal: AbortSignal;
   /** The app's own origin, for URLs when no CDN base is set. */
   readonly origin: string;
+  /** This request's Idempotency-Key, if it sent one: the wrapper keeps its answer, or frees the key on an error. */
+  idempotency: Idempotency;
 };
 
 /** A 200 JSON body (an object, or JSON text already serialised), or a whole Response for other statuses. */
@@ -38,6 +41,7 @@ export function withApi(
   return async (req) => {
     const requestId = newRequestId();
     let quota: Quota | undefined;
+    let idempotency: Idempotency | undefined;
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -51,12 +55,14 @@ export function withApi(
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
+      idempotency = new Idempotency(svc.jobs, caller, endpoint, req.headers.get("idempotency-key"));
       const result = await handler({
         req,
         requestId,
         caller,
         svc,
         quota,
+        idempotency,
         // Building these costs something in Next; only the routes that need them read them.
         get signal() {
           return req.signal;
@@ -66,11 +72,18 @@ export function withApi(
         },
       });
       const usage = await quota.usageForHeaders();
-      if (result instanceof Response) return withHeaders(result, requestId, usage);
-      return respond(200, result, requestId, usage);
+      const response =
+        result instanceof Response ? withHeaders(result, requestId, usage) : respond(200, result, requestId, usage);
+      if (response.headers.get("idempotent-replayed") === null) {
+        // The work is done and paid for: a store hiccup here only means the key cannot be replayed.
+        const claim = idempotency;
+        await claim.complete(response).catch(() => claim.release().catch(() => undefined));
+      }
+      return response;
     } catch (err) {
       const apiError = toApiError(err, requestId);
       await quota?.fail().catch((e) => toApiError(e, requestId));
+      await idempotency?.release().catch((e) => toApiError(e, requestId));
       return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
     }
   };

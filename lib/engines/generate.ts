@@ -7,6 +7,7 @@ import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
 import { engineFor } from "./index";
+import type { WorkProgress } from "./types";
 
 export type GenerateInput = {
   prompt: string;
@@ -25,8 +26,14 @@ export type GenerateDeps = {
   queue: WorkQueue;
   /** The app's own origin, for URLs when no CDN base is set. */
   origin: string;
-  /** Called once the engine is asked for the image: from then on the cost is being spent. */
-  onStart?: () => void;
+  /**
+   * Called when the work leaves the queue, before the engine is asked for the image: from then on the cost is being
+   * spent. It may refuse (throw) when the work was cancelled while it waited.
+   */
+  onStart?: () => void | Promise<void>;
+  /** Hears the place in line while the work waits (1 = next). */
+  onQueued?: (position: number) => void;
+  onProgress?: (progress: WorkProgress) => void;
 };
 
 export type GeneratedResult = {
@@ -54,18 +61,23 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     negativePrompt: input.negativePrompt,
     requestId: deps.requestId,
     signal: deps.signal,
+    onProgress: deps.onProgress,
   };
 
-  const image = await deps.queue.run(async () => {
-    deps.onStart?.();
-    try {
-      return await engine.generate(job);
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      log.error("generation failed", { request_id: deps.requestId, engine: engine.id, ...describeError(err) });
-      throw new GenerationFailed("generation failed", { cause: err });
-    }
-  }, deps.signal);
+  const image = await deps.queue.run(
+    async () => {
+      await deps.onStart?.();
+      try {
+        return await engine.generate(job);
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        log.error("generation failed", { request_id: deps.requestId, engine: engine.id, ...describeError(err) });
+        throw new GenerationFailed("generation failed", { cause: err });
+      }
+    },
+    deps.signal,
+    deps.onQueued,
+  );
 
   const meta = await sharp(image.png).metadata();
   if (meta.format !== "png" || meta.width !== image.width || meta.height !== image.height) {

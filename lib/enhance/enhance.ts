@@ -1,5 +1,6 @@
 // Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
 import type { Config } from "@/lib/config";
+import type { WorkProgress } from "@/lib/engines/types";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
@@ -19,8 +20,11 @@ export type EnhanceDeps = {
   queue: WorkQueue;
   origin: string;
   config: Config;
-  /** Called once the job leaves the queue and starts: from then on the cost is being spent. */
-  onStart?: () => void;
+  /** Called once the job leaves the queue and starts: from then on the cost is being spent. May refuse (throw). */
+  onStart?: () => void | Promise<void>;
+  /** Hears the place in line while the job waits (1 = next). */
+  onQueued?: (position: number) => void;
+  onProgress?: (progress: WorkProgress) => void;
 };
 
 export type EnhancedResult = {
@@ -36,32 +40,39 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
   const { maxPixels } = deps.config.upload;
   // The header alone refuses non-images and pixel bombs before a queue slot is spent on them.
   await probeImage(input.bytes, maxPixels);
-  const result = await deps.queue.run(async () => {
-    deps.onStart?.();
-    const started = performance.now();
-    const image = await decodeImage(input.bytes, maxPixels);
-    try {
-      const out = await enhanceRaw((job) => runEnhanceEngine(deps.config, job), image, {
-        strength: input.strength,
-        scale: input.scale,
-        model: input.model,
-        signal: deps.signal,
-      });
-      // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
-      log.info("enhance job", {
-        request_id: deps.requestId,
-        engine: out.engine,
-        model: input.model,
-        size: `${out.width}x${out.height}`,
-        ms: Math.round(performance.now() - started),
-      });
-      return { out, original: image };
-    } catch (err) {
-      if (err instanceof DomainError || deps.signal.aborted) throw err;
-      log.error("enhance failed", { request_id: deps.requestId, model: input.model, ...describeError(err) });
-      throw new EnhanceFailed("enhance failed", { cause: err });
-    }
-  }, deps.signal);
+  const result = await deps.queue.run(
+    async () => {
+      await deps.onStart?.();
+      const started = performance.now();
+      deps.onProgress?.({ fraction: 0, stage: "decoding" });
+      const image = await decodeImage(input.bytes, maxPixels);
+      deps.onProgress?.({ fraction: null, stage: "enhancing" });
+      try {
+        const out = await enhanceRaw((job) => runEnhanceEngine(deps.config, job), image, {
+          strength: input.strength,
+          scale: input.scale,
+          model: input.model,
+          signal: deps.signal,
+        });
+        // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
+        log.info("enhance job", {
+          request_id: deps.requestId,
+          engine: out.engine,
+          model: input.model,
+          size: `${out.width}x${out.height}`,
+          ms: Math.round(performance.now() - started),
+        });
+        return { out, original: image };
+      } catch (err) {
+        if (err instanceof DomainError || deps.signal.aborted) throw err;
+        log.error("enhance failed", { request_id: deps.requestId, model: input.model, ...describeError(err) });
+        throw new EnhanceFailed("enhance failed", { cause: err });
+      }
+    },
+    deps.signal,
+    deps.onQueued,
+  );
+  deps.onProgress?.({ fraction: 1, stage: "storing" });
   const stored = await deps.storage.putPng(result.out.png, deps.origin);
   return {
     id: stored.id,

@@ -5,6 +5,8 @@ import { type Bucket, DAY_MS } from "@/lib/store/types";
 const MINUTE_MS = 60_000;
 /** All the /64s of one IPv6 /48 together get at most this many times the per-IP free limit. */
 export const IPV6_48_FACTOR = 4;
+/** Job reads (records and event streams) use no daily quota; this guard bounds polling per identity. */
+export const JOB_READS_PER_MINUTE = 120;
 
 export type Plan = "free" | "pro";
 /** The endpoints that count on a daily bucket: generate and enhance take from it, status only reads it. */
@@ -21,6 +23,7 @@ export function bucketsOf(limits: Config["limits"]) {
     freeGlobalEnhancements: day("free-enh-all", limits.freeGlobalEnhancementsPerDay),
     proRequests: day("pro-req", limits.proRequestsPerDay),
     statusGuard: { name: "status-min", limit: limits.statusCallsPerMinute, windowMs: MINUTE_MS } satisfies Bucket,
+    jobReadGuard: { name: "jobs-min", limit: JOB_READS_PER_MINUTE, windowMs: MINUTE_MS } satisfies Bucket,
     waitlistSignups: day("waitlist", limits.waitlistSignupsPerDay),
   };
 }

@@ -17,6 +17,9 @@ export const generateRequestSchema = z
       .refine((s) => countCodePoints(s) <= PROMPT_MAX_CODE_POINTS, "Negative prompt must be at most 400 characters.")
       .optional()
       .meta({ description: "What to avoid, up to 400 characters; passed to engines that support it." }),
+    webhook_url: z.string().max(2048).optional().meta({
+      description: "Pro only: an https URL on a public address to POST the finished job to. Implies async.",
+    }),
   })
   .meta({ id: "GenerateRequest" });
 
@@ -30,6 +33,7 @@ export const GENERATE_FIELD_CODES: [keyof GenerateRequest, ErrorCode][] = [
   ["ratio", "invalid_ratio"],
   ["seed", "invalid_seed"],
   ["negative_prompt", "invalid_negative_prompt"],
+  ["webhook_url", "invalid_webhook_url"],
 ];
 
 export const generateResponseSchema = z

@@ -28,6 +28,22 @@ const MIGRATIONS: readonly string[] = [
   // 2: pruning finds expired windows through an index; window_start is last in the primary key, so without it
   // every prune scanned the whole table.
   "CREATE INDEX IF NOT EXISTS usage_by_window ON usage (window_start);",
+  // 3: async jobs (the record as JSON, with the columns the sweeps search on) and Idempotency-Key answers.
+  `CREATE TABLE IF NOT EXISTS jobs (
+     id TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     lease_until INTEGER NOT NULL,
+     finished_ms INTEGER,
+     data TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS jobs_active_by_lease ON jobs (lease_until) WHERE finished_ms IS NULL;
+   CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs (finished_ms) WHERE finished_ms IS NOT NULL;
+   CREATE TABLE IF NOT EXISTS idempotency (
+     key TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     response TEXT,
+     expires_ms INTEGER NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,8 @@ export type App = {
   stop: () => Promise<void>;
   /** Stop and start again on the same port and DATA_DIR. */
   restart: () => Promise<void>;
+  /** SIGKILL the whole process group at once, as a crash would: nothing gets to clean up. */
+  kill: () => void;
 };
 
 export async function freePort(): Promise<number> {
@@ -94,6 +96,15 @@ export async function startApp(
     env,
     logs: () => output,
     stop,
+    kill: () => {
+      const c = child;
+      if (!c || c.exitCode !== null || c.pid === undefined) return;
+      try {
+        process.kill(-c.pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    },
     restart: async () => {
       await stop();
       await launch();

@@ -1,44 +1,62 @@
-// POST /api/enhance – enhance and upscale an uploaded photo.
+// POST /api/enhance – enhance and upscale an uploaded photo, synchronously or as an async job.
+import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
-import { enhanceImage } from "@/lib/enhance/enhance";
+import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
+import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
+// On Vercel: room for accepted jobs run after the response; ignored by the self-hosted server.
+export const maxDuration = 300;
 
-export const POST = withApi("enhance", async ({ req, requestId, svc, quota, signal, origin }) => {
+export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   const upload = await parseEnhance(req, svc.config.upload.maxBytes, svc.uploads);
+  let heldByJob = false;
   try {
+    const { bytes, webhookUrl, release: _release, ...options } = upload;
+    const input: EnhanceInput = { bytes, ...options };
+    const mode = asyncModeOf(req, caller, webhookUrl, svc.config.webhooks.allowHosts);
+    const replay = await idempotency.begin(["enhance", sha256(bytes), options, mode]);
+    if (replay) return replay;
     const usage = await quota.take();
 
-    const image = await enhanceImage(upload, {
-      requestId,
-      signal,
-      origin,
-      storage: svc.storage,
-      queue: svc.queues.enhance,
-      config: svc.config,
-      onStart: quota.markStarted,
-    });
+    const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.enhance, config: svc.config };
+    if (mode.async) {
+      const job = await acceptJob(
+        svc.runner,
+        { kind: "enhance", caller, quota, webhookUrl: mode.webhookUrl, origin },
+        async ({ signal, begin, onQueued, onProgress }) =>
+          bodyOf(input, await enhanceImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),
+      );
+      // The job holds the upload's bytes until it settles.
+      heldByJob = true;
+      keepAlive(job.done.finally(upload.release));
+      return job.response;
+    }
 
-    const body: EnhanceResponse = {
-      success: true,
-      url: image.url,
-      original_size: image.originalSize,
-      enhanced_size: image.enhancedSize,
-      id: image.id,
-      strength: upload.strength,
-      scale: image.scale,
-      model: upload.model,
-      engine: image.engine,
-      usage: usage.used,
-      remaining: usage.remaining,
-    };
-    return body;
+    const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });
+    return bodyOf(input, image, usage);
   } finally {
-    upload.release();
+    if (!heldByJob) upload.release();
   }
 });
+
+function bodyOf(input: EnhanceInput, image: EnhancedResult, usage: Usage): EnhanceResponse {
+  return {
+    success: true,
+    url: image.url,
+    original_size: image.originalSize,
+    enhanced_size: image.enhancedSize,
+    id: image.id,
+    strength: input.strength,
+    scale: image.scale,
+    model: input.model,
+    engine: image.engine,
+    usage: usage.used,
+    remaining: usage.remaining,
+  };
+}
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

@@ -1,31 +1,45 @@
-// POST /api/generate – generate an image from a prompt.
+// POST /api/generate – generate an image from a prompt, synchronously or as an async job.
+import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
-import { generateImage } from "@/lib/engines/generate";
+import { type GenerateDeps, type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
 import type { GenerateResponse } from "@/lib/schemas/generate";
+import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-// On Vercel: room for a provider chain (GENERATION_TIMEOUT_MS per route); ignored by the self-hosted server.
+// On Vercel: room for a provider chain (GENERATION_TIMEOUT_MS per route), and for accepted jobs run after the
+// response; ignored by the self-hosted server.
 export const maxDuration = 300;
 
-export const POST = withApi("generate", async ({ req, requestId, svc, quota, signal, origin }) => {
-  const { negative_prompt, ...request } = await parseGenerate(req);
-  const input = { ...request, negativePrompt: negative_prompt };
+export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
+  const { negative_prompt, webhook_url, ...request } = await parseGenerate(req);
+  const input: GenerateInput = { ...request, negativePrompt: negative_prompt };
   assertPromptAllowed(input);
+  const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhooks.allowHosts);
+  const replay = await idempotency.begin(["generate", input, mode]);
+  if (replay) return replay;
   const usage = await quota.take();
 
-  const image = await generateImage(input, {
-    requestId,
-    signal,
-    origin,
-    storage: svc.storage,
-    queue: svc.queues.generate,
-    onStart: quota.markStarted,
-  });
+  const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate };
+  if (mode.async) {
+    const job = await acceptJob(
+      svc.runner,
+      { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin },
+      async ({ signal, begin, onQueued, onProgress }) =>
+        bodyOf(input, await generateImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),
+    );
+    keepAlive(job.done);
+    return job.response;
+  }
 
-  const body: GenerateResponse = {
+  const image = await generateImage(input, { ...deps, signal, onStart: quota.markStarted });
+  return bodyOf(input, image, usage);
+});
+
+function bodyOf(input: GenerateInput, image: GeneratedResult, usage: Usage): GenerateResponse {
+  return {
     success: true,
     url: image.url,
     model: input.model,
@@ -40,7 +54,6 @@ export const POST = withApi("generate", async ({ req, requestId, svc, quota, sig
     engine: image.engine,
     ai: image.ai,
   };
-  return body;
-});
+}
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

@@ -1,0 +1,28 @@
+// GET /api/jobs/{id}/events – the job's state as server-sent events, from any instance, until it finishes.
+import { findOwnJob } from "@/lib/api/job-access";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { jobEvents } from "@/lib/jobs/events";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+// On Vercel a stream lives at most this long; clients reconnect and get the current state first.
+export const maxDuration = 300;
+
+type Params = { params: Promise<{ id: string }> };
+
+export async function GET(req: Request, { params }: Params): Promise<Response> {
+  const { id } = await params;
+  return withApi("status", async ({ caller, svc, signal }) => {
+    const job = await findOwnJob(svc, caller, id);
+    return new Response(jobEvents(svc.jobs, job, signal), {
+      headers: {
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-store, no-transform",
+        Connection: "keep-alive",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  })(req);
+}
+
+export const { POST, PUT, PATCH, DELETE } = rejectOtherMethods(["GET"]);

@@ -1,0 +1,32 @@
+// GET /api/jobs/{id} – an async job's record; DELETE /api/jobs/{id} – cancel it.
+import { ApiError } from "@/lib/api/errors";
+import { findOwnJob } from "@/lib/api/job-access";
+import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { isFinished, viewOf } from "@/lib/jobs/types";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Params = { params: Promise<{ id: string }> };
+
+export async function GET(req: Request, { params }: Params): Promise<Response> {
+  const { id } = await params;
+  return withApi("status", async ({ caller, svc }) => {
+    const job = await findOwnJob(svc, caller, id);
+    return { success: true, ...viewOf(job) };
+  })(req);
+}
+
+export async function DELETE(req: Request, { params }: Params): Promise<Response> {
+  const { id } = await params;
+  return withApi("status", async ({ caller, svc }) => {
+    const job = await findOwnJob(svc, caller, id);
+    if (isFinished(job.status)) throw new ApiError("job_finished");
+    const after = await svc.runner.cancel(job.id);
+    // It finished between the read and the cancel.
+    if (!after || after.status !== "canceled") throw new ApiError("job_finished");
+    return { success: true, ...viewOf(after) };
+  })(req);
+}
+
+export const { POST, PUT, PATCH } = rejectOtherMethods(["GET", "DELETE"]);

@@ -1,0 +1,248 @@
+// Runs accepted jobs in the background and keeps their records true: queue position, progress, the terminal
+// state, a lease this instance renews while alive, and a sweep that fails (and refunds) the jobs of instances that
+// died. Any instance can read or cancel any job; the instance running it notices a cancel within a poll.
+import crypto from "node:crypto";
+import type { WorkProgress } from "@/lib/engines/types";
+import { WorkAborted } from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
+import type { JobPatch, JobStore } from "@/lib/store/jobs";
+import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
+
+export type JobContext = {
+  signal: AbortSignal;
+  /** Called when the work leaves the queue; throws WorkAborted when the job was cancelled meanwhile. */
+  begin: () => Promise<void>;
+  onQueued: (position: number) => void;
+  onProgress: (progress: WorkProgress) => void;
+};
+export type JobWork = (ctx: JobContext) => Promise<Record<string, unknown>>;
+
+export type JobRunnerOptions = {
+  jobs: JobStore;
+  /** Gives held units of quota back (a queued job cancelled, a failure that is not the caller's doing). */
+  refund: (units: HeldUnit[]) => Promise<void>;
+  /** The contract's code and message for a failure. */
+  describeFailure: (err: unknown, jobId: string) => { code: string; message: string };
+  /** Hears every job this instance or its sweep finished (webhooks). */
+  onFinished?: (job: JobRecord) => void;
+  /**
+   * How long an instance's claim on its jobs lasts without renewal; a dead instance's jobs fail after it.
+   * @default 60_000
+   */
+  leaseMs?: number;
+  /** @default 250 */
+  pollMs?: number;
+};
+
+type Active = { controller: AbortController; writes: Promise<unknown>; lastProgressAt: number };
+
+const PROGRESS_EVERY_MS = 200;
+
+export function newJobId(): string {
+  return `job_${crypto.randomBytes(16).toString("hex")}`;
+}
+
+export class JobRunner {
+  readonly instance = `inst_${crypto.randomBytes(8).toString("hex")}`;
+  private readonly active = new Map<string, Active>();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private timers: NodeJS.Timeout[] = [];
+  private sweeping = false;
+
+  constructor(private readonly opts: JobRunnerOptions) {
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.pollMs = opts.pollMs ?? 250;
+  }
+
+  /** A new queued record for the caller; `units` are the quota it holds from now on. */
+  newRecord(input: { kind: JobKind; owner: string; units: HeldUnit[]; webhookUrl?: string; keyId?: string }) {
+    const record: JobRecord = {
+      id: newJobId(),
+      kind: input.kind,
+      owner: input.owner,
+      status: "queued",
+      created_at: new Date().toISOString(),
+      progress: { fraction: null, queue_position: null, stage: "queued" },
+      ...(input.webhookUrl && { webhook: { attempts: 0, last_status: null, delivered_at: null } }),
+      internal: {
+        instance: this.instance,
+        leaseUntil: Date.now() + this.leaseMs,
+        units: input.units,
+        ...(input.webhookUrl && { webhookUrl: input.webhookUrl }),
+        ...(input.keyId && { keyId: input.keyId }),
+      },
+    };
+    return record;
+  }
+
+  /** Stores the record, then runs the work in the background; the promise it returns settles when the job does. */
+  async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
+    await this.opts.jobs.create(record);
+    this.startTimers();
+    return { done: this.run(record, work) };
+  }
+
+  /**
+   * Cancels a job: a queued one is dropped and its units given back; a running one is stopped and keeps them.
+   * Returns the record after the change, or the finished record untouched (the caller answers 409).
+   */
+  async cancel(id: string): Promise<JobRecord | null> {
+    const finishedAt = new Date().toISOString();
+    const patch = (stage: string): JobPatch => ({
+      status: "canceled",
+      finished_at: finishedAt,
+      progress: { fraction: null, queue_position: null, stage },
+    });
+    const dropped = await this.opts.jobs.transition(id, ["queued"], patch("canceled while waiting"));
+    if (dropped) {
+      this.active.get(id)?.controller.abort(new WorkAborted());
+      await this.refundQuietly(dropped);
+      this.finished(dropped);
+      return dropped;
+    }
+    const stopped = await this.opts.jobs.transition(id, ["running"], patch("canceled while running"));
+    if (stopped) {
+      this.active.get(id)?.controller.abort(new WorkAborted());
+      this.finished(stopped);
+      return stopped;
+    }
+    return this.opts.jobs.get(id);
+  }
+
+  private async run(record: JobRecord, work: JobWork): Promise<void> {
+    const controller = new AbortController();
+    const entry: Active = { controller, writes: Promise.resolve(), lastProgressAt: 0 };
+    this.active.set(record.id, entry);
+    const write = (from: readonly JobRecord["status"][], patch: JobPatch) => {
+      const next = entry.writes.then(() => this.opts.jobs.transition(record.id, from, patch));
+      entry.writes = next.catch((err) => log.warn("job update failed", { job_id: record.id, ...describeError(err) }));
+      return next;
+    };
+    try {
+      const result = await work({
+        signal: controller.signal,
+        begin: async () => {
+          const started = await write(["queued"], {
+            status: "running",
+            started_at: new Date().toISOString(),
+            progress: { fraction: null, queue_position: null, stage: "running" },
+          });
+          if (!started) throw new WorkAborted();
+        },
+        onQueued: (position) => {
+          void write(["queued"], { progress: { fraction: null, queue_position: position, stage: "waiting" } });
+        },
+        onProgress: (progress) => {
+          const now = Date.now();
+          if (now - entry.lastProgressAt < PROGRESS_EVERY_MS && progress.fraction !== 1) return;
+          entry.lastProgressAt = now;
+          void write(["running"], { progress: { ...progress, queue_position: null } });
+        },
+      });
+      const done = await write(ACTIVE_STATUSES, {
+        status: "succeeded",
+        finished_at: new Date().toISOString(),
+        result,
+        progress: { fraction: 1, queue_position: null, stage: "done" },
+      });
+      if (done) this.finished(done);
+    } catch (err) {
+      await entry.writes;
+      const failure = this.opts.describeFailure(err, record.id);
+      const failed = await this.opts.jobs
+        .transition(record.id, ACTIVE_STATUSES, {
+          status: "failed",
+          finished_at: new Date().toISOString(),
+          error: failure,
+          progress: { fraction: null, queue_position: null, stage: "failed" },
+        })
+        .catch((e) => {
+          log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });
+          return null;
+        });
+      // Null: cancelled or swept meanwhile, and whoever did that settled the units.
+      if (failed) {
+        await this.refundQuietly(failed);
+        this.finished(failed);
+      }
+    } finally {
+      this.active.delete(record.id);
+    }
+  }
+
+  private finished(job: JobRecord) {
+    try {
+      this.opts.onFinished?.(job);
+    } catch (err) {
+      log.error("job finish hook failed", { job_id: job.id, ...describeError(err) });
+    }
+  }
+
+  private async refundQuietly(job: JobRecord) {
+    await this.opts
+      .refund(job.internal.units)
+      .catch((err) => log.error("job refund failed", { job_id: job.id, ...describeError(err) }));
+  }
+
+  /** Polls this instance's jobs for cancels made elsewhere, renews their lease, and sweeps dead instances' jobs. */
+  private startTimers() {
+    if (this.timers.length > 0) return;
+    let lastRenew = Date.now();
+    const poll = setInterval(() => {
+      const renew = Date.now() - lastRenew > this.leaseMs / 3;
+      if (renew) lastRenew = Date.now();
+      for (const [id, entry] of this.active) {
+        void this.opts.jobs
+          .get(id)
+          .then(async (job) => {
+            if (!job || isFinished(job.status)) return entry.controller.abort(new WorkAborted());
+            if (renew) {
+              await this.opts.jobs.transition(id, ACTIVE_STATUSES, {
+                internal: { leaseUntil: Date.now() + this.leaseMs },
+              });
+            }
+          })
+          .catch((err) => log.warn("job poll failed", { job_id: id, ...describeError(err) }));
+      }
+    }, this.pollMs);
+    const sweep = setInterval(() => void this.sweep(), Math.max(1000, this.leaseMs / 2));
+    poll.unref();
+    sweep.unref();
+    this.timers = [poll, sweep];
+    void this.sweep();
+  }
+
+  /** Fails the unfinished jobs whose instance stopped renewing its lease, gives their units back. */
+  async sweep(now = Date.now()): Promise<number> {
+    if (this.sweeping) return 0;
+    this.sweeping = true;
+    let swept = 0;
+    try {
+      for (const job of await this.opts.jobs.listExpired(now, 100)) {
+        const failed = await this.opts.jobs.transition(job.id, ACTIVE_STATUSES, {
+          status: "failed",
+          finished_at: new Date().toISOString(),
+          error: { code: "server_error", message: "The server running this job stopped. Please submit it again." },
+          progress: { fraction: null, queue_position: null, stage: "failed" },
+        });
+        if (!failed) continue;
+        swept++;
+        log.warn("job failed: its instance stopped", { job_id: job.id, instance: job.internal.instance });
+        await this.refundQuietly(failed);
+        this.finished(failed);
+      }
+      await this.opts.jobs.prune(now);
+    } catch (err) {
+      log.warn("job sweep failed", describeError(err));
+    } finally {
+      this.sweeping = false;
+    }
+    return swept;
+  }
+
+  /** Starts the sweep on an instance that has not accepted a job itself (it may still recover others'). */
+  watch() {
+    this.startTimers();
+  }
+}

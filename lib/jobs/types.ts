@@ -1,0 +1,63 @@
+// Async jobs: the record every instance can read and change, and the progress it reports.
+
+export type JobKind = "generate" | "enhance";
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+
+export function isFinished(status: JobStatus): boolean {
+  return !ACTIVE_STATUSES.includes(status);
+}
+
+export type JobProgress = {
+  /** Share of the work done, when the engine can tell (tiles, steps); else null. */
+  fraction: number | null;
+  /** 1 for the next job to start, while waiting; else null. */
+  queue_position: number | null;
+  stage: string;
+};
+
+export type JobWebhookState = { attempts: number; last_status: number | null; delivered_at: string | null };
+
+/** A unit of quota the job holds, enough for any instance to give it back. */
+export type HeldUnit = {
+  bucket: { name: string; limit: number; windowMs: number };
+  identity: string;
+  windowStart: number;
+};
+
+export type JobRecord = {
+  id: string;
+  kind: JobKind;
+  /** The caller identity that created the job: only it can see or cancel the job. */
+  owner: string;
+  status: JobStatus;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  progress: JobProgress;
+  /** Exactly the 200 body the synchronous call would have given. */
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  webhook?: JobWebhookState;
+  /** What follows is never shown to callers. */
+  internal: {
+    /** The instance running the job, and until when it promises to be alive (renewed while it is). */
+    instance: string;
+    leaseUntil: number;
+    units: HeldUnit[];
+    webhookUrl?: string;
+    /** Key id, for the webhook's signing secret. */
+    keyId?: string;
+  };
+};
+
+/** The job as callers see it: everything but `internal`. */
+export type JobView = Omit<JobRecord, "internal">;
+
+export function viewOf(job: JobRecord): JobView {
+  const { internal: _internal, ...view } = job;
+  return view;
+}
+
+/** A finished job can be read for this long. */
+export const FINISHED_JOB_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,114 @@
+// Job and idempotency records in the embedded SQLite file. Every change is one transaction, retried on timers
+// while another process holds the lock, like the rest of the SQLite store.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
+import { applyPatch, type JobStore } from "./jobs";
+import { DB_FILE } from "./sqlite";
+import { BUSY_TIMEOUT_MS, retryLocked } from "./sqlite-retry";
+import { migrate } from "./sqlite-schema";
+
+type JobRow = { data: string };
+
+export function openSqliteJobStore(dataDir: string): JobStore {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, DB_FILE));
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  let ready = false;
+  const run = <T>(what: string, fn: () => T) =>
+    retryLocked(`jobs: ${what}`, () => {
+      if (!ready) {
+        db.pragma("journal_mode = WAL");
+        migrate(db);
+        ready = true;
+      }
+      return fn();
+    });
+
+  const columns = (job: JobRecord) => ({
+    id: job.id,
+    status: job.status,
+    lease_until: job.internal.leaseUntil,
+    finished_ms: job.finished_at ? Date.parse(job.finished_at) : null,
+    data: JSON.stringify(job),
+  });
+  const parse = (row: JobRow | undefined) => (row ? (JSON.parse(row.data) as JobRecord) : null);
+
+  return {
+    create: (job) =>
+      run("create", () => {
+        db.prepare(
+          "INSERT INTO jobs (id, status, lease_until, finished_ms, data) VALUES (@id, @status, @lease_until, @finished_ms, @data)",
+        ).run(columns(job));
+      }),
+    get: (id) => run("get", () => parse(db.prepare<[string], JobRow>("SELECT data FROM jobs WHERE id = ?").get(id))),
+    transition: (id, from, patch) =>
+      run("transition", () =>
+        db
+          .transaction(() => {
+            const job = parse(db.prepare<[string], JobRow>("SELECT data FROM jobs WHERE id = ?").get(id));
+            if (!job || !from.includes(job.status)) return null;
+            const next = applyPatch(job, patch);
+            db.prepare(
+              "UPDATE jobs SET status = @status, lease_until = @lease_until, finished_ms = @finished_ms, data = @data WHERE id = @id",
+            ).run(columns(next));
+            return next;
+          })
+          .immediate(),
+      ),
+    listExpired: (now, limit) =>
+      run("listExpired", () =>
+        db
+          .prepare<[number, number], JobRow>(
+            "SELECT data FROM jobs WHERE finished_ms IS NULL AND lease_until < ? ORDER BY lease_until LIMIT ?",
+          )
+          .all(now, limit)
+          .map((row) => JSON.parse(row.data) as JobRecord)
+          .filter((job) => !isFinished(job.status)),
+      ),
+    prune: (now) =>
+      run("prune", () => {
+        const jobs = db
+          .prepare<[number]>("DELETE FROM jobs WHERE finished_ms IS NOT NULL AND finished_ms < ?")
+          .run(now - FINISHED_JOB_TTL_MS).changes;
+        db.prepare<[number]>("DELETE FROM idempotency WHERE expires_ms < ?").run(now);
+        return jobs;
+      }),
+
+    claimIdempotencyKey: (key, fingerprint, ttlMs) =>
+      run("claimIdempotencyKey", () =>
+        db
+          .transaction(() => {
+            const now = Date.now();
+            db.prepare<[string, number]>("DELETE FROM idempotency WHERE key = ? AND expires_ms < ?").run(key, now);
+            const claimed = db
+              .prepare<[string, string, number]>(
+                "INSERT INTO idempotency (key, fingerprint, response, expires_ms) VALUES (?, ?, NULL, ?) ON CONFLICT (key) DO NOTHING",
+              )
+              .run(key, fingerprint, now + ttlMs).changes;
+            if (claimed === 1) return null;
+            const row = db
+              .prepare<[string], { fingerprint: string; response: string | null }>(
+                "SELECT fingerprint, response FROM idempotency WHERE key = ?",
+              )
+              .get(key);
+            if (!row) return null;
+            return { fingerprint: row.fingerprint, response: row.response ? JSON.parse(row.response) : null };
+          })
+          .immediate(),
+      ),
+    completeIdempotencyKey: (key, response, ttlMs) =>
+      run("completeIdempotencyKey", () => {
+        db.prepare<[string, number, string]>("UPDATE idempotency SET response = ?, expires_ms = ? WHERE key = ?").run(
+          JSON.stringify(response),
+          Date.now() + ttlMs,
+          key,
+        );
+      }),
+    releaseIdempotencyKey: (key) =>
+      run("releaseIdempotencyKey", () => {
+        db.prepare<[string]>("DELETE FROM idempotency WHERE key = ? AND response IS NULL").run(key);
+      }),
+  };
+}

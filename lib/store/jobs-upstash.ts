@@ -1,0 +1,134 @@
+// Job and idempotency records in Redis, shared by every instance. A job is a hash of its JSON and a version; a
+// change is read, computed, and written by a script only if the version is still the one read (compare-and-set),
+// so two instances never both move one job. Every write is safe to retry.
+import crypto from "node:crypto";
+import { Redis } from "@upstash/redis";
+import { StoreUnavailable } from "@/lib/errors";
+import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
+import { applyPatch, type IdempotencyRecord, type JobStore } from "./jobs";
+
+const jobKey = (id: string) => `darkroom:job:${id}`;
+const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
+const idemKey = (key: string) => `darkroom:idem:${key}`;
+/** Unfinished jobs are kept at most this long, whatever happens to their instance. */
+const ACTIVE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const CAS_ATTEMPTS = 8;
+
+/**
+ * KEYS: job, active set. ARGV: expected version ("0" for a new job), data, ttl ms, lease end or "" when finished,
+ * id. A retry of a write that already landed finds its own data one version on, and succeeds again.
+ */
+const WRITE_JOB = `
+local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
+local expected = tonumber(ARGV[1])
+if v ~= expected then
+  if v == expected + 1 and redis.call("HGET", KEYS[1], "data") == ARGV[2] then return 1 end
+  return 0
+end
+redis.call("HSET", KEYS[1], "v", tostring(v + 1), "data", ARGV[2])
+redis.call("PEXPIRE", KEYS[1], ARGV[3])
+if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5]) end
+return 1
+`;
+
+export function openUpstashJobStore(opts: { url: string; token: string; timeoutMs?: number }): JobStore {
+  const timeoutMs = opts.timeoutMs ?? 1500;
+  const redis = new Redis({
+    url: opts.url,
+    token: opts.token,
+    enableTelemetry: false,
+    automaticDeserialization: false,
+    signal: () => AbortSignal.timeout(timeoutMs),
+    retry: { retries: 1, backoff: () => 50 },
+  });
+  const writeJob = redis.createScript<number>(WRITE_JOB);
+
+  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new StoreUnavailable(`upstash: jobs ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
+    }
+  };
+
+  const read = async (id: string): Promise<{ job: JobRecord; version: string } | null> => {
+    const fields = await call("read", () => redis.hmget<Record<string, string | null>>(jobKey(id), "v", "data"));
+    if (!fields?.v || !fields.data) return null;
+    return { job: JSON.parse(fields.data) as JobRecord, version: fields.v };
+  };
+
+  const write = (job: JobRecord, version: string) => {
+    const finished = isFinished(job.status);
+    return call("write", () =>
+      writeJob.exec(
+        [jobKey(job.id), ACTIVE],
+        [
+          version,
+          JSON.stringify(job),
+          String(finished ? FINISHED_JOB_TTL_MS : ACTIVE_JOB_TTL_MS),
+          finished ? "" : String(job.internal.leaseUntil),
+          job.id,
+        ],
+      ),
+    );
+  };
+
+  return {
+    async create(job) {
+      if ((await write(job, "0")) !== 1) throw new Error(`job ${job.id} already exists`);
+    },
+    async get(id) {
+      return (await read(id))?.job ?? null;
+    },
+    async transition(id, from, patch) {
+      for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+        const current = await read(id);
+        if (!current || !from.includes(current.job.status)) return null;
+        const next = applyPatch(current.job, patch);
+        if ((await write(next, current.version)) === 1) return next;
+      }
+      throw new StoreUnavailable(`upstash: job ${id} kept changing under us`);
+    },
+    async listExpired(now, limit) {
+      const ids = await call("listExpired", () =>
+        redis.zrange<string[]>(ACTIVE, "-inf", now, { byScore: true, offset: 0, count: limit }),
+      );
+      const jobs = await Promise.all(ids.map((id) => read(id)));
+      return jobs.flatMap((r) => (r && !isFinished(r.job.status) ? [r.job] : []));
+    },
+    async prune() {
+      // Finished jobs and answers expire by themselves (PEXPIRE); ids of jobs that vanished leave the active set.
+      const ids = await call("prune", () => redis.zrange<string[]>(ACTIVE, 0, 99));
+      let removed = 0;
+      for (const id of ids) {
+        if (!(await call("prune", () => redis.exists(jobKey(id))))) {
+          removed += await call("prune", () => redis.zrem(ACTIVE, id));
+        }
+      }
+      return removed;
+    },
+
+    async claimIdempotencyKey(key, fingerprint, ttlMs) {
+      // The claim carries a token of ours, so a retried SET that already landed is recognised as our own claim.
+      const token = crypto.randomUUID();
+      const value = JSON.stringify({ fingerprint, response: null, token });
+      const set = await call("claim", () => redis.set(idemKey(key), value, { nx: true, px: ttlMs }));
+      if (set === "OK") return null;
+      const raw = await call("claim", () => redis.get<string>(idemKey(key)));
+      if (!raw) return null;
+      const existing = JSON.parse(raw) as IdempotencyRecord & { token?: string };
+      if (existing.token === token) return null;
+      return { fingerprint: existing.fingerprint, response: existing.response };
+    },
+    async completeIdempotencyKey(key, response, ttlMs) {
+      const raw = await call("complete", () => redis.get<string>(idemKey(key)));
+      const fingerprint = raw ? (JSON.parse(raw) as IdempotencyRecord).fingerprint : "";
+      await call("complete", () => redis.set(idemKey(key), JSON.stringify({ fingerprint, response }), { px: ttlMs }));
+    },
+    async releaseIdempotencyKey(key) {
+      await call("release", () => redis.del(idemKey(key)));
+    },
+  };
+}

@@ -1,0 +1,244 @@
+// Async jobs on either store: the life cycle, the event stream, cancel with its quota effects, idempotency, and
+// the jobs of an instance that died.
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { type Fakes, startAllFakes } from "../fakes";
+import { type App, createKey, startApp, tempDataDir } from "../helpers/app";
+import { type Backend, type Backends, startBackends } from "../helpers/backends";
+import { BROWSER, call, generate, type Reply } from "../helpers/http";
+import { readEvents } from "../helpers/sse";
+
+const ASYNC = { Prefer: "respond-async" };
+
+export function runJobsSuite(backend: Backend) {
+  let app: App;
+  let fakes: Fakes;
+  let backends: Backends | undefined;
+  let octet = 10;
+  const nextIp = () => `127.0.11.${octet++}`;
+
+  before(async () => {
+    fakes = await startAllFakes();
+    backends = backend === "upstash" ? await startBackends() : undefined;
+    app = await startApp({
+      name: `jobs-${backend}`,
+      env: { ...fakes.env, ...backends?.env, GENERATE_CONCURRENCY: "1", GENERATION_TIMEOUT_MS: "30000" },
+    });
+  });
+  after(async () => {
+    await app?.stop();
+    await fakes?.closeAll();
+    await backends?.close();
+  });
+  beforeEach(() => fakes.resetAll());
+
+  const usageOf = async (from: string) =>
+    (await call(app.url, "/api/status", { headers: BROWSER, from })).json.usage_today as number;
+  const job = (url: string, from: string, method = "GET") => call(url, "", { method, headers: BROWSER, from });
+
+  async function until(from: string, url: string, done: (r: Reply) => boolean, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await job(url, from);
+      if (done(r)) return r;
+      if (Date.now() > deadline) throw new Error(`timed out: ${r.text}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+
+  describe("async jobs", () => {
+    it("accepts with 202, runs, and keeps the result the synchronous call would give", async () => {
+      const from = nextIp();
+      const accepted = await generate(
+        app.url,
+        { prompt: "a lighthouse", model: "alpha-schnell" },
+        {
+          from,
+          headers: ASYNC,
+        },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      assert.equal(accepted.headers["preference-applied"], "respond-async");
+      assert.match(accepted.json.id, /^job_[a-f0-9]{32}$/);
+      assert.equal(accepted.headers.location, `/api/jobs/${accepted.json.id}`);
+      assert.equal(accepted.json.status, "queued");
+      assert.equal(accepted.json.status_url, `${app.url}/api/jobs/${accepted.json.id}`);
+      assert.equal(accepted.json.events_url, `${app.url}/api/jobs/${accepted.json.id}/events`);
+      assert.equal(accepted.headers["x-ratelimit-remaining"], "4", "the unit is taken at acceptance");
+
+      const done = await until(from, accepted.json.status_url, (r) => r.json.status === "succeeded");
+      assert.equal(done.json.kind, "generate");
+      for (const field of ["created_at", "started_at", "finished_at"]) assert.ok(Date.parse(done.json[field]) > 0);
+      assert.equal(done.json.result.success, true);
+      assert.equal(done.json.result.model, "alpha-schnell");
+      assert.equal(done.json.result.usage, 1);
+      assert.equal(done.json.result.remaining, 4);
+      assert.equal(done.json.internal, undefined, "nothing internal is shown");
+      assert.equal((await call(done.json.result.url, "")).headers["content-type"], "image/png");
+      assert.equal(await usageOf(from), 1);
+    });
+
+    it("shows a job only to the caller that created it", async () => {
+      const from = nextIp();
+      const accepted = await generate(app.url, { prompt: "mine" }, { from, headers: ASYNC });
+      const elsewhere = await job(accepted.json.status_url, nextIp());
+      assert.equal(elsewhere.status, 404);
+      assert.equal(elsewhere.json.error.code, "not_found");
+      const { key } = await createKey(app, "jobs-other");
+      const withKey = await call(accepted.json.status_url, "", { headers: { Authorization: `Bearer ${key}` } });
+      assert.equal(withKey.status, 404);
+      assert.equal((await job(`${app.url}/api/jobs/job_${"0".repeat(32)}`, from)).status, 404);
+      assert.equal((await job(`${app.url}/api/jobs/nonsense`, from)).status, 404);
+      await until(from, accepted.json.status_url, (r) => r.json.status === "succeeded");
+    });
+
+    it("streams progress with the provider's state, then exactly one terminal event", async () => {
+      const from = nextIp();
+      fakes.bfl.pendingPolls = 4;
+      const accepted = await generate(app.url, { prompt: "a red fox" }, { from, headers: ASYNC });
+      const stream = await readEvents(accepted.json.events_url, { headers: BROWSER, from });
+      assert.equal(stream.status, 200);
+      assert.match(String(stream.headers["content-type"]), /^text\/event-stream/);
+      const names = stream.events.map((e) => e.event);
+      assert.equal(names[0], "progress", "the current state comes first");
+      assert.deepEqual(
+        names.filter((n) => n !== "progress"),
+        ["succeeded"],
+      );
+      assert.equal(names.at(-1), "succeeded");
+      const progress = stream.events.filter((e) => e.event === "progress").map((e) => e.data as { status: string });
+      assert.ok(
+        progress.some((p) => p.status === "running"),
+        JSON.stringify(progress),
+      );
+      assert.equal((stream.events.at(-1)?.data as { model: string }).model, "alpha-pro");
+    });
+
+    it("cancels a queued job with its unit given back, and a running one keeping its unit", async () => {
+      fakes.bfl.mode = "hang";
+      const runningFrom = nextIp();
+      const queuedFrom = nextIp();
+      const running = await generate(app.url, { prompt: "slow one" }, { from: runningFrom, headers: ASYNC });
+      await until(runningFrom, running.json.status_url, (r) => r.json.status === "running");
+      // One generation runs at a time here, so the next one waits.
+      const queued = await generate(app.url, { prompt: "waiting" }, { from: queuedFrom, headers: ASYNC });
+      const waiting = await until(queuedFrom, queued.json.status_url, (r) => r.json.progress.queue_position === 1);
+      assert.equal(waiting.json.status, "queued");
+
+      const dropped = await job(queued.json.status_url, queuedFrom, "DELETE");
+      assert.equal(dropped.status, 200, dropped.text);
+      assert.equal(dropped.json.status, "canceled");
+      assert.equal(await usageOf(queuedFrom), 0, "a queued job that is cancelled gives its unit back");
+
+      const stopped = await job(running.json.status_url, runningFrom, "DELETE");
+      assert.equal(stopped.json.status, "canceled");
+      assert.equal(await usageOf(runningFrom), 1, "a running job that is cancelled keeps its unit");
+      const polls = fakes.bfl.polls;
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.ok(fakes.bfl.polls <= polls + 1, "polling stopped with the cancel");
+
+      const again = await job(running.json.status_url, runningFrom, "DELETE");
+      assert.equal(again.status, 409);
+      assert.equal(again.json.error.code, "job_finished");
+      const events = await readEvents(queued.json.events_url, { headers: BROWSER, from: queuedFrom });
+      assert.deepEqual(
+        events.events.map((e) => e.event),
+        ["progress", "canceled"],
+      );
+    });
+  });
+
+  describe("Idempotency-Key", () => {
+    it("replays the first answer without using quota, and refuses a different request", async () => {
+      const from = nextIp();
+      const headers = { "Idempotency-Key": "order-42" };
+      const first = await generate(app.url, { prompt: "a teapot" }, { from, headers });
+      assert.equal(first.status, 200, first.text);
+      const again = await generate(app.url, { prompt: "a teapot" }, { from, headers });
+      assert.equal(again.status, 200);
+      assert.equal(again.headers["idempotent-replayed"], "true");
+      assert.deepEqual(again.json, first.json);
+      assert.equal(await usageOf(from), 1);
+      const other = await generate(app.url, { prompt: "a kettle" }, { from, headers });
+      assert.equal(other.status, 422);
+      assert.equal(other.json.error.code, "idempotency_mismatch");
+      const asyncFirst = await generate(
+        app.url,
+        { prompt: "async teapot" },
+        {
+          from,
+          headers: { ...ASYNC, "Idempotency-Key": "order-43" },
+        },
+      );
+      const asyncAgain = await generate(
+        app.url,
+        { prompt: "async teapot" },
+        {
+          from,
+          headers: { ...ASYNC, "Idempotency-Key": "order-43" },
+        },
+      );
+      assert.equal(asyncAgain.status, 202);
+      assert.equal(asyncAgain.json.id, asyncFirst.json.id);
+      assert.equal(asyncAgain.headers["idempotent-replayed"], "true");
+      const bad = await generate(app.url, { prompt: "x" }, { from, headers: { "Idempotency-Key": "" } });
+      assert.equal(bad.status, 400);
+    });
+
+    it("gives one success and one 409 for two parallel requests with one key, using one unit", async () => {
+      const from = nextIp();
+      fakes.bfl.pendingPolls = 3;
+      const headers = { "Idempotency-Key": "parallel-1" };
+      const replies = await Promise.all([
+        generate(app.url, { prompt: "twins" }, { from, headers }),
+        new Promise((r) => setTimeout(r, 150)).then(() => generate(app.url, { prompt: "twins" }, { from, headers })),
+      ]);
+      assert.deepEqual(
+        replies.map((r) => r.status),
+        [200, 409],
+        replies.map((r) => r.text).join("\n"),
+      );
+      assert.equal(replies[1].json.error.code, "idempotency_in_progress");
+      assert.equal(await usageOf(from), 1);
+    });
+
+    it("does not keep error answers, so a failed request can be retried with the same key", async () => {
+      const from = nextIp();
+      fakes.bfl.mode = "error";
+      fakes.fal.mode = "error";
+      fakes.replicate.mode = "error";
+      fakes.together.mode = "error";
+      const headers = { "Idempotency-Key": "retry-me" };
+      assert.equal((await generate(app.url, { prompt: "flaky" }, { from, headers })).status, 500);
+      fakes.resetAll();
+      const retried = await generate(app.url, { prompt: "flaky" }, { from, headers });
+      assert.equal(retried.status, 200, retried.text);
+      assert.equal(retried.headers["idempotent-replayed"], undefined);
+    });
+  });
+
+  describe("instances that die", () => {
+    it("fails and refunds a dead instance's jobs from a live one", async () => {
+      const dataDir = backends ? undefined : tempDataDir(`jobs-crash-${backend}`);
+      const env = { ...fakes.env, ...backends?.env, JOB_LEASE_MS: "3000" };
+      const doomed = await startApp({ name: `jobs-doomed-${backend}`, dataDir, env });
+      const survivor = await startApp({ name: `jobs-survivor-${backend}`, dataDir: doomed.dataDir, env });
+      try {
+        fakes.bfl.mode = "hang";
+        const from = nextIp();
+        const accepted = await generate(doomed.url, { prompt: "lost" }, { from, headers: ASYNC });
+        assert.equal(accepted.status, 202);
+        const url = `${survivor.url}/api/jobs/${accepted.json.id}`;
+        await until(from, url, (r) => r.json.status === "running");
+        doomed.kill();
+        const failed = await until(from, url, (r) => r.json.status === "failed", 30_000);
+        assert.equal(failed.json.error.code, "server_error");
+        const usage = await call(survivor.url, "/api/status", { headers: BROWSER, from });
+        assert.equal(usage.json.usage_today, 0, "the unit was given back");
+      } finally {
+        await doomed.stop();
+        await survivor.stop();
+      }
+    });
+  });
+}

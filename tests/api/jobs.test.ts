@@ -1,0 +1,4 @@
+// Async jobs on the embedded store (SQLite).
+import { runJobsSuite } from "./jobs-suite";
+
+runJobsSuite("embedded");
