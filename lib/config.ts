@@ -3,15 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
-import {
-  MODEL_ENV,
-  PROVIDER_ENV,
-  PROVIDERS,
-  type ProviderName,
-  type ProviderRouteEnv,
-  resolveChains,
-} from "@/lib/engines/routes";
+import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
+import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
+import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const optionalText = z
@@ -109,14 +103,14 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
   };
 }
 
-// Parsed env values are read by name here, since the provider variables are generated from the route tables.
+// Parsed env values are read by name here, since the provider variables are generated from the catalogue.
 type ProviderVars = Record<string, unknown>;
 const textOf = (env: ProviderVars, name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
 
 function providerShape() {
   const httpUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
   const shape: Record<string, typeof optionalText | typeof httpUrl> = {};
-  for (const model of MODEL_NAMES) shape[MODEL_ENV[model]] = optionalText;
+  for (const model of MODEL_NAMES) shape[MODELS[model].env] = optionalText;
   for (const provider of PROVIDERS) {
     shape[PROVIDER_ENV[provider].key] = optionalText;
     shape[PROVIDER_ENV[provider].baseUrl] = httpUrl;
@@ -125,7 +119,7 @@ function providerShape() {
 }
 
 function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
-  return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODEL_ENV[m])]));
+  return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODELS[m].env)]));
 }
 
 function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
