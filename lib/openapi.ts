@@ -143,11 +143,10 @@ function toComponent(schema: z.ZodType, io: "input" | "output", into: Record<str
 
 /** Responses may gain fields (the contract allows extras), so clients must not be told to reject unknown ones. */
 function allowExtraFields(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(allowExtraFields);
   if (!node || typeof node !== "object") return;
   const obj = node as JsonSchema;
   if (obj.additionalProperties === false) delete obj.additionalProperties;
-  Object.values(obj).forEach(allowExtraFields);
+  for (const child of Object.values(obj)) allowExtraFields(child);
 }
 
 /** The prompt rule is a refinement (code points, not UTF-16 units), which zod cannot express; JSON Schema lengths already count code points. */
