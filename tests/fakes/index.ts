@@ -76,7 +76,9 @@ export async function startAllFakes(): Promise<Fakes> {
     stability,
     all,
     env,
-    resetAll: () => all.forEach((f) => f.reset()),
+    resetAll: () => {
+      for (const f of all) f.reset();
+    },
     closeAll: async () => {
       await Promise.all(all.map((f) => f.close()));
     },

@@ -15,7 +15,12 @@ describe("WorkQueue", () => {
     const q = new WorkQueue("t", 2, 10);
     const gates = [deferred(), deferred(), deferred()];
     const started: number[] = [];
-    const runs = gates.map((g, i) => q.run(async () => (started.push(i), g.promise)));
+    const runs = gates.map((g, i) =>
+      q.run(async () => {
+        started.push(i);
+        return g.promise;
+      }),
+    );
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(started, [0, 1]);
     assert.deepEqual(q.stats, { running: 2, queued: 1 });
