@@ -35,6 +35,11 @@ export function findEnhanceMode(name: EnhanceMode): ModeEntry {
   return BY_NAME[name];
 }
 
+/** The npm package a mode's network comes from. */
+export function toNpmName(pkg: EnhancePackage): string {
+  return `@upscalerjs/${pkg}`;
+}
+
 /** The picker's line under the label, e.g. "ESRGAN medium · ~3× slower". */
 export function describeModeHint(mode: EnhanceModeEntry): string {
   return mode.relativeCompute > 1 ? `${mode.network} · ~${mode.relativeCompute}× slower` : mode.network;
