@@ -7,7 +7,8 @@ import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
 
-const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
+const atLeastOne = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
 const optionalText = z
   .string()
   .optional()
@@ -22,13 +23,16 @@ const envSchema = z
     TRUSTED_PROXIES: optionalText,
     KEY_PEPPER: optionalText.pipe(z.string().min(32, "KEY_PEPPER must be at least 32 characters").optional()),
 
-    FREE_GENERATIONS_PER_DAY: positiveInt(5),
-    FREE_ENHANCEMENTS_PER_DAY: positiveInt(5),
-    PRO_REQUESTS_PER_DAY: positiveInt(1000),
-    STATUS_CALLS_PER_MINUTE: positiveInt(60),
-    WAITLIST_SIGNUPS_PER_DAY: positiveInt(20),
+    // A daily limit of 0 closes that door (no Free generations, no signups), which an operator may want.
+    FREE_GENERATIONS_PER_DAY: nonNegativeInt(5),
+    FREE_ENHANCEMENTS_PER_DAY: nonNegativeInt(5),
+    PRO_REQUESTS_PER_DAY: nonNegativeInt(1000),
+    // 0 would refuse every status call, and the pages read the models and limits from it.
+    STATUS_CALLS_PER_MINUTE: atLeastOne(60),
+    WAITLIST_SIGNUPS_PER_DAY: nonNegativeInt(20),
 
-    MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
+    // 0 would refuse every upload as too large.
+    MAX_UPLOAD_BYTES: atLeastOne(10 * 1024 * 1024),
     GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
     GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     ENHANCE_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
@@ -42,7 +46,7 @@ const envSchema = z
     BLOB_READ_WRITE_TOKEN: optionalText,
     VERCEL: optionalText,
 
-    // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
+    // Generation providers: MODEL_* routes, credentials and base-URL overrides (README, "Providers").
     ...providerShape(),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   })

@@ -7,7 +7,7 @@ import { panel, primaryButton } from "@/components/ui/styles";
 import { UsageMeter } from "@/components/ui/usage-meter";
 import { DEFAULT_ENHANCE_MODE, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import { type ClientError, callApi, type Quota } from "@/lib/client/api";
-import { describeError } from "@/lib/client/error-copy";
+import { writeErrorCopy } from "@/lib/client/error-copy";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
@@ -114,7 +114,7 @@ export function EnhanceStudio() {
       setAnnouncement(`Enhanced from ${res.data.original_size} to ${res.data.enhanced_size}.`);
     } else {
       setError(res.error);
-      setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
+      setAnnouncement(writeErrorCopy(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
     }
     setStartedAt(null);
     inFlight.current = false;
