@@ -11,7 +11,7 @@ export function ModelsTable() {
     <SimpleTable
       caption="Models"
       testId="models-table"
-      head={["Model", "Stands for", `Size (${RATIOS.join(" · ")})`, "Variable and routes, in default order"]}
+      head={["Model", "Stands for", "Size per ratio", "Variable and routes, in default order"]}
       rows={MODEL_CATALOG.map((m) => ({
         key: m.name,
         cells: [
@@ -23,7 +23,11 @@ export function ModelsTable() {
             {m.family}
             <span className={note}>{m.description}</span>
           </>,
-          RATIOS.map((r) => `${m.sizes[r].width}×${m.sizes[r].height}`).join(" · "),
+          RATIOS.map((r) => (
+            <span key={r} className="block whitespace-nowrap">
+              {r} · {m.sizes[r].width}×{m.sizes[r].height}
+            </span>
+          )),
           <>
             {mono(m.env)}
             {m.routes.map((route) => (
