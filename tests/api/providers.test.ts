@@ -114,27 +114,9 @@ describe("each model through each of its routes", () => {
 
 describe("moderation maps to content_filtered, with the quota intact", () => {
   const cases: [string, ModelName, () => void][] = [
-    [
-      "OpenAI content_policy_violation",
-      "beta-3",
-      () => {
-        fakes.openai.mode = "moderate";
-      },
-    ],
-    [
-      "Stability CONTENT_FILTERED on HTTP 200",
-      "gamma-xl-1024-v1-0",
-      () => {
-        fakes.stability.mode = "moderate";
-      },
-    ],
-    [
-      "BFL Request Moderated",
-      "alpha-pro",
-      () => {
-        fakes.bfl.mode = "moderate";
-      },
-    ],
+    ["OpenAI content_policy_violation", "beta-3", () => (fakes.openai.mode = "moderate")],
+    ["Stability CONTENT_FILTERED on HTTP 200", "gamma-xl-1024-v1-0", () => (fakes.stability.mode = "moderate")],
+    ["BFL Request Moderated", "alpha-pro", () => (fakes.bfl.mode = "moderate")],
     [
       "BFL Content Moderated",
       "alpha-pro",

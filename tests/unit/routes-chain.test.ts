@@ -132,9 +132,7 @@ describe("failures", () => {
     [
       "BFL Request Moderated",
       "alpha-pro",
-      () => {
-        fakes.bfl.mode = "moderate";
-      },
+      () => (fakes.bfl.mode = "moderate"),
       () => [fakes.fal, fakes.replicate, fakes.together],
     ],
     [
@@ -155,14 +153,7 @@ describe("failures", () => {
       },
       () => [fakes.replicate],
     ],
-    [
-      "OpenAI content_policy_violation",
-      "beta-3",
-      () => {
-        fakes.openai.mode = "moderate";
-      },
-      () => [],
-    ],
+    ["OpenAI content_policy_violation", "beta-3", () => (fakes.openai.mode = "moderate"), () => []],
     [
       "OpenAI moderation_blocked",
       "beta-3",
@@ -175,9 +166,7 @@ describe("failures", () => {
     [
       "Stability CONTENT_FILTERED on HTTP 200",
       "gamma-xl-1024-v1-0",
-      () => {
-        fakes.stability.mode = "moderate";
-      },
+      () => (fakes.stability.mode = "moderate"),
       () => [fakes.fal, fakes.replicate],
     ],
     [
