@@ -1,10 +1,9 @@
 // Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
 import sharp from "sharp";
-import { findEnhanceMode } from "@/lib/catalog/enhance-modes";
 import { blendOver } from "./blend";
 import type { ModelRef } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
-import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
+import type { EnhanceEngine, EnhanceJob, ModelChoice, RawImage } from "./types";
 
 /**
  * The strength mapping (README "Enhancement engine"): with L = lanczos3(input → target) and
@@ -13,16 +12,18 @@ import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
  */
 export const DETAIL_SHARPEN_SIGMA = 0.8;
 
+const PACKAGES = { fast: "esrgan-slim", quality: "esrgan-medium" } as const;
+
 export type NeuralEngineOptions = {
   upscaler: Upscaler;
-  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves every mode. */
+  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves both fast and quality. */
   modelPath?: string;
 };
 
 /** The packaged models come in 2× and 4×: the smallest one that reaches the target, then lanczos3 to the exact size. */
 export function chooseModel(choice: ModelChoice, effectiveScale: number, modelPath?: string): ModelRef {
   if (modelPath) return { kind: "file", path: modelPath };
-  return { kind: "package", pkg: findEnhanceMode(choice).package, scale: effectiveScale <= 2 ? 2 : 4 };
+  return { kind: "package", pkg: PACKAGES[choice], scale: effectiveScale <= 2 ? 2 : 4 };
 }
 
 export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
