@@ -316,10 +316,10 @@ export async function benchPsnr(app: App, auth: Record<string, string>): Promise
   rows.push([
     "target",
     "",
-    "|gain| ≤ 0.5 " + (Math.abs(mean[0]) <= 0.5 ? "✓" : "✗"),
-    "≥ +1.5 " + (mean[1] >= 1.5 ? "✓" : "✗"),
-    "|gain| ≤ 0.5 " + (Math.abs(mean[2]) <= 0.5 ? "✓" : "✗"),
-    "≥ +1.5 " + (mean[3] >= 1.5 ? "✓" : "✗"),
+    `|gain| ≤ 0.5 ${Math.abs(mean[0]) <= 0.5 ? "✓" : "✗"}`,
+    `≥ +1.5 ${mean[1] >= 1.5 ? "✓" : "✗"}`,
+    `|gain| ≤ 0.5 ${Math.abs(mean[2]) <= 0.5 ? "✓" : "✗"}`,
+    `≥ +1.5 ${mean[3] >= 1.5 ? "✓" : "✗"}`,
   ]);
   return {
     head: ["PSNR (dB) on python3-skimage photos", "lanczos3 ×2", "fast s=0", "fast s=1", "quality s=0", "quality s=1"],

@@ -4,17 +4,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
-import {
-  MODEL_ENV,
-  PROVIDER_ENV,
-  PROVIDERS,
-  type ProviderName,
-  type ProviderRouteEnv,
-  resolveChains,
-} from "@/lib/engines/routes";
+import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
+import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
+import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
 
-const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
+const atLeastOne = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
 const optionalText = z
   .string()
   .optional()
@@ -37,16 +32,19 @@ const envSchema = z
     TRUSTED_PROXIES: optionalText,
     KEY_PEPPER: optionalText.pipe(z.string().min(32, "KEY_PEPPER must be at least 32 characters").optional()),
 
-    FREE_GENERATIONS_PER_DAY: positiveInt(5),
-    FREE_ENHANCEMENTS_PER_DAY: positiveInt(5),
-    PRO_REQUESTS_PER_DAY: positiveInt(1000),
-    STATUS_CALLS_PER_MINUTE: positiveInt(60),
-    WAITLIST_SIGNUPS_PER_DAY: positiveInt(20),
+    // A daily limit of 0 closes that door (no Free generations, no signups), which an operator may want.
+    FREE_GENERATIONS_PER_DAY: nonNegativeInt(5),
+    FREE_ENHANCEMENTS_PER_DAY: nonNegativeInt(5),
+    PRO_REQUESTS_PER_DAY: nonNegativeInt(1000),
+    // 0 would refuse every status call, and the pages read the models and limits from it.
+    STATUS_CALLS_PER_MINUTE: atLeastOne(60),
+    WAITLIST_SIGNUPS_PER_DAY: nonNegativeInt(20),
     // 0 turns a global cap off.
-    FREE_GLOBAL_GENERATIONS_PER_DAY: positiveInt(1000),
-    FREE_GLOBAL_ENHANCEMENTS_PER_DAY: positiveInt(1000),
+    FREE_GLOBAL_GENERATIONS_PER_DAY: nonNegativeInt(1000),
+    FREE_GLOBAL_ENHANCEMENTS_PER_DAY: nonNegativeInt(1000),
 
-    MAX_UPLOAD_BYTES: positiveInt(10 * 1024 * 1024),
+    // 0 would refuse every upload as too large.
+    MAX_UPLOAD_BYTES: atLeastOne(10 * 1024 * 1024),
     MAX_INFLIGHT_UPLOAD_BYTES: z.coerce
       .number()
       .int()
@@ -67,7 +65,7 @@ const envSchema = z
     VERCEL: optionalText,
     VERCEL_URL: optionalText,
 
-    // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
+    // Generation providers: MODEL_* routes, credentials and base-URL overrides (README, "Providers").
     ...providerShape(),
     // Host names webhooks may reach over http or on private addresses (local receivers, tests).
     WEBHOOK_ALLOW_HOSTS: optionalText,
@@ -132,14 +130,14 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
   };
 }
 
-// Parsed env values are read by name here, since the provider variables are generated from the route tables.
+// Parsed env values are read by name here, since the provider variables are generated from the catalogue.
 type ProviderVars = Record<string, unknown>;
 const textOf = (env: ProviderVars, name: string) => (typeof env[name] === "string" ? (env[name] as string) : undefined);
 
 function providerShape() {
   const httpUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
   const shape: Record<string, typeof optionalText | typeof httpUrl> = {};
-  for (const model of MODEL_NAMES) shape[MODEL_ENV[model]] = optionalText;
+  for (const model of MODEL_NAMES) shape[MODELS[model].env] = optionalText;
   for (const provider of PROVIDERS) {
     shape[PROVIDER_ENV[provider].key] = optionalText;
     shape[PROVIDER_ENV[provider].baseUrl] = httpUrl;
@@ -148,7 +146,7 @@ function providerShape() {
 }
 
 function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
-  return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODEL_ENV[m])]));
+  return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODELS[m].env)]));
 }
 
 function providerEnvOf(env: ProviderVars): ProviderRouteEnv {

@@ -1,6 +1,8 @@
 // OpenAPI 3.1 document built from the zod schemas that validate requests, so the docs cannot drift from the API.
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
+import { DEFAULT_ENHANCE_MODE, describeEnhanceModes } from "@/lib/catalog/enhance-modes";
+import { DEFAULT_MODEL } from "@/lib/catalog/models";
 import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
@@ -33,7 +35,7 @@ export const ENDPOINTS: Endpoint[] = [
     request: {
       contentType: "application/json",
       schema: generateRequestSchema,
-      example: { prompt: "a lighthouse on a cliff at sunset", model: "alpha-pro", style: "Cinematic", ratio: "16:9" },
+      example: { prompt: "a lighthouse on a cliff at sunset", model: DEFAULT_MODEL, style: "Cinematic", ratio: "16:9" },
     },
     response: generateResponseSchema,
     errors: [
@@ -58,8 +60,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "post",
     path: "/api/enhance",
     summary: "Enhance and upscale a photo",
-    description:
-      "Neural super-resolution (ESRGAN on ONNX Runtime): upscales 2× (or 4×) up to 4,096 px on the long side, applies EXIF orientation and strips metadata. `model` picks fast (esrgan-slim) or quality (esrgan-medium). Returns a PNG URL.",
+    description: `Neural super-resolution (ESRGAN on ONNX Runtime): upscales 2× (or 4×) up to 4,096 px on the long side, applies EXIF orientation and strips metadata. \`model\` picks ${describeEnhanceModes()}. Returns a PNG URL.`,
     auth: "key-or-browser",
     request: { contentType: "multipart/form-data", schema: enhanceRequestSchema },
     response: enhanceResponseSchema,
@@ -76,7 +77,7 @@ export const ENDPOINTS: Endpoint[] = [
       "server_error",
     ],
     curl: (o) =>
-      `curl -X POST ${o}/api/enhance \\\n  ${KEY} \\\n  -F "image=@photo.jpg" \\\n  -F "strength=0.6" \\\n  -F "scale=2" \\\n  -F "model=fast"`,
+      `curl -X POST ${o}/api/enhance \\\n  ${KEY} \\\n  -F "image=@photo.jpg" \\\n  -F "strength=0.6" \\\n  -F "scale=2" \\\n  -F "model=${DEFAULT_ENHANCE_MODE}"`,
   },
   {
     method: "get",
@@ -142,11 +143,10 @@ function toComponent(schema: z.ZodType, io: "input" | "output", into: Record<str
 
 /** Responses may gain fields (the contract allows extras), so clients must not be told to reject unknown ones. */
 function allowExtraFields(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(allowExtraFields);
   if (!node || typeof node !== "object") return;
   const obj = node as JsonSchema;
   if (obj.additionalProperties === false) delete obj.additionalProperties;
-  Object.values(obj).forEach(allowExtraFields);
+  for (const child of Object.values(obj)) allowExtraFields(child);
 }
 
 /** The prompt rule is a refinement (code points, not UTF-16 units), which zod cannot express; JSON Schema lengths already count code points. */

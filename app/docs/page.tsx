@@ -1,6 +1,7 @@
 // GET /docs – the API reference, rendered from the OpenAPI document that the zod schemas generate.
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
@@ -15,6 +16,8 @@ type Json = Record<string, unknown>;
 const TOC = [
   ["auth", "Authentication"],
   ...ENDPOINTS.map((e) => [e.path.replace("/api/", ""), `${e.method.toUpperCase()} ${e.path}`]),
+  ["models", "Models"],
+  ["enhance-modes", "Enhance modes"],
   ["limits", "Limits"],
   ["errors", "Errors"],
   ["headers", "Headers"],
@@ -96,6 +99,30 @@ export default async function DocsPage() {
               origin={origin}
             />
           ))}
+        </section>
+
+        <section aria-labelledby="models-h" id="models" className="scroll-mt-6 space-y-3">
+          <h2 id="models-h" className="text-xl font-semibold">
+            Models
+          </h2>
+          <p className="text-stone-700 dark:text-stone-300">
+            The <code className="font-mono">model</code> of <code className="font-mono">/api/generate</code>. Each
+            model&apos;s variable takes a route or a comma-separated fallback chain; unset, the first route whose
+            provider key is set is used, else the built-in preview renderer (not AI).{" "}
+            <code className="font-mono">GET /api/status</code> shows what each model runs on here.
+          </p>
+          <ModelsTable />
+        </section>
+
+        <section aria-labelledby="enhance-modes-h" id="enhance-modes" className="scroll-mt-6 space-y-3">
+          <h2 id="enhance-modes-h" className="text-xl font-semibold">
+            Enhance modes
+          </h2>
+          <p className="text-stone-700 dark:text-stone-300">
+            The <code className="font-mono">model</code> of <code className="font-mono">/api/enhance</code>. With{" "}
+            <code className="font-mono">ENHANCE_MODEL_PATH</code> set, every mode runs the operator&apos;s model.
+          </p>
+          <EnhanceModesTable />
         </section>
 
         <section aria-labelledby="limits-h" id="limits" className="scroll-mt-6 space-y-3">

@@ -1,9 +1,12 @@
-// A copyable code sample; the pre is focusable so keyboard users can scroll long lines.
+// A copyable code sample, named by its label; the pre is focusable so keyboard users can scroll long lines.
 import { CopyButton } from "@/components/ui/copy-button";
 
 export function CodeBlock({ code, label }: { code: string; label: string }) {
   return (
-    <div className="relative rounded-xl bg-stone-900 text-stone-100 dark:bg-black/60 dark:ring-1 dark:ring-stone-800">
+    <figure
+      aria-label={label}
+      className="relative rounded-xl bg-stone-900 text-stone-100 dark:bg-black/60 dark:ring-1 dark:ring-stone-800"
+    >
       <div className="flex items-center justify-between border-b border-stone-700/70 px-3 py-1.5">
         <span className="text-xs font-medium text-stone-300">{label}</span>
         <CopyButton
@@ -12,9 +15,13 @@ export function CodeBlock({ code, label }: { code: string; label: string }) {
           className="rounded-md px-2 py-1 text-xs font-medium text-stone-200 hover:bg-stone-700 hover:text-white"
         />
       </div>
-      <pre tabIndex={0} aria-label={label} className="overflow-x-auto p-3 text-[13px] leading-relaxed">
+      <pre
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: long lines scroll, and a scrollable region must take focus (axe scrollable-region-focusable).
+        tabIndex={0}
+        className="overflow-x-auto p-3 text-[13px] leading-relaxed"
+      >
         <code className="font-mono">{code}</code>
       </pre>
-    </div>
+    </figure>
   );
 }

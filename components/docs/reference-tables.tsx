@@ -1,7 +1,7 @@
 // The limits, errors and headers tables of the API reference, from the same tables the server uses.
 import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
 import { RATE_LIMIT_HEADERS } from "@/lib/openapi";
-import { SimpleTable } from "./simple-table";
+import { mono, SimpleTable } from "./simple-table";
 
 export type Limits = {
   freeGenerationsPerDay: number;
@@ -12,8 +12,6 @@ export type Limits = {
   maxUploadBytes: number;
 };
 
-const mono = (s: string) => <code className="font-mono text-[13px] whitespace-nowrap">{s}</code>;
-
 export function LimitsTable({ limits }: { limits: Limits }) {
   const mb = (limits.maxUploadBytes / 1024 / 1024).toLocaleString("en-US", { maximumFractionDigits: 1 });
   return (
@@ -22,23 +20,32 @@ export function LimitsTable({ limits }: { limits: Limits }) {
       testId="limits-table"
       head={["What", "Free (browser, per IP)", "Pro (per key)"]}
       rows={[
-        [
-          "Generations per day",
-          limits.freeGenerationsPerDay.toLocaleString("en-US"),
-          `${limits.proRequestsPerDay.toLocaleString("en-US")} requests, shared`,
-        ],
-        ["Enhancements per day", limits.freeEnhancementsPerDay.toLocaleString("en-US"), "(same counter)"],
-        ["Daily window", "resets 00:00 UTC", "resets 00:00 UTC"],
-        [
-          mono("GET /api/status"),
-          `${limits.statusCallsPerMinute} calls/minute, no quota`,
-          `${limits.statusCallsPerMinute} calls/minute, no quota`,
-        ],
-        ["Prompt length", "1–400 characters (Unicode code points)", "same"],
-        ["Upload", `${mb} MB, 25 megapixels; PNG, JPEG, WebP, AVIF, GIF`, "same"],
-        ["Enhanced output", "2× or 4×, long side ≤ 4,096 px", "same"],
-        ["JSON body", "64 KB", "64 KB"],
-        ["Waitlist signups", `${limits.waitlistSignupsPerDay} per IP per day`, "—"],
+        {
+          key: "generations",
+          cells: [
+            "Generations per day",
+            limits.freeGenerationsPerDay.toLocaleString("en-US"),
+            `${limits.proRequestsPerDay.toLocaleString("en-US")} requests, shared`,
+          ],
+        },
+        {
+          key: "enhancements",
+          cells: ["Enhancements per day", limits.freeEnhancementsPerDay.toLocaleString("en-US"), "(same counter)"],
+        },
+        { key: "window", cells: ["Daily window", "resets 00:00 UTC", "resets 00:00 UTC"] },
+        {
+          key: "status",
+          cells: [
+            mono("GET /api/status"),
+            `${limits.statusCallsPerMinute} calls/minute, no quota`,
+            `${limits.statusCallsPerMinute} calls/minute, no quota`,
+          ],
+        },
+        { key: "prompt", cells: ["Prompt length", "1–400 characters (Unicode code points)", "same"] },
+        { key: "upload", cells: ["Upload", `${mb} MB, 25 megapixels; PNG, JPEG, WebP, AVIF, GIF`, "same"] },
+        { key: "output", cells: ["Enhanced output", "2× or 4×, long side ≤ 4,096 px", "same"] },
+        { key: "json", cells: ["JSON body", "64 KB", "64 KB"] },
+        { key: "waitlist", cells: ["Waitlist signups", `${limits.waitlistSignupsPerDay} per IP per day`, "—"] },
       ]}
     />
   );
@@ -50,13 +57,16 @@ export function ErrorsTable() {
       caption="Error codes"
       testId="errors-table"
       head={["Code", "HTTP", "Meaning"]}
-      rows={(Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).map(([code, e]) => [
-        <span key="c" id={`error-${code}`} className="scroll-mt-6">
-          {mono(code)}
-        </span>,
-        String(e.status),
-        e.message,
-      ])}
+      rows={(Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).map(([code, e]) => ({
+        key: code,
+        cells: [
+          <span key="code" id={`error-${code}`} className="scroll-mt-6">
+            {mono(code)}
+          </span>,
+          String(e.status),
+          e.message,
+        ],
+      }))}
     />
   );
 }
@@ -68,14 +78,27 @@ export function HeadersTable() {
       testId="headers-table"
       head={["Header", "Direction", "Meaning"]}
       rows={[
-        [mono("Authorization: Bearer <key>"), "request", "Your Pro key. An unknown or revoked key is 401, never Free."],
-        [
-          mono("X-Requested-With: XMLHttpRequest"),
-          "request",
-          "Sent by the app's own pages: Free plan, counted per IP.",
-        ],
-        [mono("Content-Type"), "request", "application/json, or multipart/form-data for /api/enhance."],
-        ...RATE_LIMIT_HEADERS.map((h) => [mono(h.name), "response", h.description]),
+        {
+          key: "Authorization",
+          cells: [
+            mono("Authorization: Bearer <key>"),
+            "request",
+            "Your Pro key. An unknown or revoked key is 401, never Free.",
+          ],
+        },
+        {
+          key: "X-Requested-With",
+          cells: [
+            mono("X-Requested-With: XMLHttpRequest"),
+            "request",
+            "Sent by the app's own pages: Free plan, counted per IP.",
+          ],
+        },
+        {
+          key: "Content-Type",
+          cells: [mono("Content-Type"), "request", "application/json, or multipart/form-data for /api/enhance."],
+        },
+        ...RATE_LIMIT_HEADERS.map((h) => ({ key: h.name, cells: [mono(h.name), "response", h.description] })),
       ]}
     />
   );

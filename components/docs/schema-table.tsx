@@ -24,10 +24,10 @@ export function SchemaTable({ schema, caption }: { schema: Json; caption: string
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return (
-    <div
+    <section
       className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus so keyboards can scroll it (axe scrollable-region-focusable).
       tabIndex={0}
-      role="region"
       aria-label={caption}
     >
       <table className="w-full sm:min-w-[36rem] text-left text-sm">
@@ -69,6 +69,6 @@ export function SchemaTable({ schema, caption }: { schema: Json; caption: string
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

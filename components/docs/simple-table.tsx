@@ -1,14 +1,17 @@
 // A plain, accessible reference table for the limits, errors and headers sections.
 import type { ReactNode } from "react";
 
-type Props = { caption: string; head: string[]; rows: ReactNode[][]; testId?: string };
+export type TableRow = { key: string; cells: ReactNode[] };
+
+export const mono = (s: string) => <code className="font-mono text-[13px] whitespace-nowrap">{s}</code>;
+type Props = { caption: string; head: string[]; rows: TableRow[]; testId?: string };
 
 export function SimpleTable({ caption, head, rows, testId }: Props) {
   return (
-    <div
+    <section
       className="overflow-x-auto rounded-xl border border-stone-200 dark:border-stone-800"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus so keyboards can scroll it (axe scrollable-region-focusable).
       tabIndex={0}
-      role="region"
       aria-label={caption}
     >
       <table className="w-full sm:min-w-[32rem] text-left text-sm" data-testid={testId}>
@@ -23,11 +26,11 @@ export function SimpleTable({ caption, head, rows, testId }: Props) {
           </tr>
         </thead>
         <tbody className="divide-y divide-stone-200 dark:divide-stone-800">
-          {rows.map((row, i) => (
-            <tr key={i} className="align-top max-sm:block max-sm:px-3 max-sm:py-2">
-              {row.map((cell, j) => (
+          {rows.map((row) => (
+            <tr key={row.key} className="align-top max-sm:block max-sm:px-3 max-sm:py-2">
+              {row.cells.map((cell, j) => (
                 <td
-                  key={j}
+                  key={head[j]}
                   data-label={j > 0 ? `${head[j]}: ` : undefined}
                   className="px-3 py-2 max-sm:block max-sm:px-0 max-sm:py-0.5 max-sm:before:font-semibold max-sm:before:content-[attr(data-label)] first:font-medium text-stone-700 dark:text-stone-300"
                 >
@@ -38,6 +41,6 @@ export function SimpleTable({ caption, head, rows, testId }: Props) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

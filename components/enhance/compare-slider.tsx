@@ -19,7 +19,7 @@ export function CompareSlider({ before, after, width, height }: Props) {
         {/* eslint-disable-next-line @next/next/no-img-element -- the enhanced PNG from the CDN */}
         <img
           src={after}
-          alt="Enhanced image"
+          alt="Enhanced result"
           width={width}
           height={height}
           className="block h-auto max-h-[70vh] w-full object-contain"

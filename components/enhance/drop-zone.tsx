@@ -22,7 +22,8 @@ export function DropZone({ onFile, limits, disabled = false, compact = false }: 
   }, [onFile, disabled]);
 
   return (
-    <div
+    <section
+      aria-label="Image upload"
       onDragOver={(e) => {
         e.preventDefault();
         if (!disabled) setOver(true);
@@ -76,6 +77,6 @@ export function DropZone({ onFile, limits, disabled = false, compact = false }: 
           {megapixels(limits.maxPixels)} megapixels are resized in your browser
         </p>
       )}
-    </div>
+    </section>
   );
 }

@@ -1,14 +1,8 @@
-// Enhancement settings: the strength slider (0–1), the fast/quality model toggle and the 2×/4× scale toggle.
+// Enhancement settings: the strength slider (0–1), one toggle per enhance mode and the 2×/4× scale toggle.
 "use client";
 import { fieldLabel } from "@/components/ui/styles";
-import type { ENHANCE_MODELS } from "@/lib/schemas/enhance-rules";
-
-export type EnhanceModel = (typeof ENHANCE_MODELS)[number];
-
-const MODEL_CHOICES: { value: EnhanceModel; label: string; hint: string }[] = [
-  { value: "fast", label: "Fast", hint: "ESRGAN slim" },
-  { value: "quality", label: "Quality", hint: "ESRGAN medium · ~3× slower" },
-];
+import { describeModeHint, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_SCALES } from "@/lib/schemas/enhance-rules";
 
 const choiceClass =
   "relative flex cursor-pointer flex-col items-center justify-center rounded-lg border border-stone-300 bg-white px-3 py-2 text-sm font-semibold has-checked:border-safelight-600 has-checked:bg-safelight-50 has-checked:text-safelight-700 has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-safelight-600 dark:border-stone-700 dark:bg-stone-950 dark:has-checked:border-safelight-400 dark:has-checked:bg-safelight-700/20 dark:has-checked:text-safelight-100 dark:has-focus-visible:outline-safelight-300";
@@ -19,8 +13,8 @@ type Props = {
   onStrength: (v: number) => void;
   scale: 2 | 4;
   onScale: (v: 2 | 4) => void;
-  model: EnhanceModel;
-  onModel: (v: EnhanceModel) => void;
+  model: EnhanceMode;
+  onModel: (v: EnhanceMode) => void;
 };
 
 export function EnhanceOptions({ strength, onStrength, scale, onScale, model, onModel }: Props) {
@@ -53,28 +47,28 @@ export function EnhanceOptions({ strength, onStrength, scale, onScale, model, on
       </div>
       <fieldset>
         <legend className={fieldLabel}>Model</legend>
-        <div className="mt-1.5 grid grid-cols-2 gap-2">
-          {MODEL_CHOICES.map((m) => (
-            <label key={m.value} className={choiceClass}>
+        <div className="mt-1.5 grid auto-cols-fr grid-flow-col gap-2">
+          {ENHANCE_MODES.map((m) => (
+            <label key={m.name} className={choiceClass}>
               <input
                 type="radio"
                 name="model"
-                value={m.value}
-                checked={model === m.value}
-                onChange={() => onModel(m.value)}
+                value={m.name}
+                checked={model === m.name}
+                onChange={() => onModel(m.name)}
                 className={radioClass}
-                data-testid={`model-${m.value}`}
+                data-testid={`model-${m.name}`}
               />
               {m.label}
-              <span className="text-xs font-normal text-stone-600 dark:text-stone-400">{m.hint}</span>
+              <span className="text-xs font-normal text-stone-600 dark:text-stone-400">{describeModeHint(m)}</span>
             </label>
           ))}
         </div>
       </fieldset>
       <fieldset>
         <legend className={fieldLabel}>Upscale</legend>
-        <div className="mt-1.5 grid grid-cols-2 gap-2">
-          {([2, 4] as const).map((s) => (
+        <div className="mt-1.5 grid auto-cols-fr grid-flow-col gap-2">
+          {ENHANCE_SCALES.map((s) => (
             <label key={s} className={choiceClass}>
               <input
                 type="radio"

@@ -5,17 +5,18 @@ import { ErrorNotice } from "@/components/ui/error-notice";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, primaryButton } from "@/components/ui/styles";
 import { UsageMeter } from "@/components/ui/usage-meter";
+import { DEFAULT_ENHANCE_MODE, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import { type ClientError, callApi, type Quota } from "@/lib/client/api";
-import { describeError } from "@/lib/client/error-copy";
+import { writeErrorCopy } from "@/lib/client/error-copy";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
 import { useStatus } from "@/lib/client/use-status";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
-import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
+import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
-import { type EnhanceModel, EnhanceOptions } from "./enhance-options";
+import { EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
 
@@ -25,7 +26,7 @@ export function EnhanceStudio() {
   const [fileError, setFileError] = useState<string | null>(null);
   const [strength, setStrength] = useState(DEFAULT_STRENGTH);
   const [scale, setScale] = useState<2 | 4>(2);
-  const [model, setModel] = useState<EnhanceModel>(DEFAULT_ENHANCE_MODEL);
+  const [model, setModel] = useState<EnhanceMode>(DEFAULT_ENHANCE_MODE);
   const [startedAt, setStartedAt] = useState<number | null>(null);
   const [result, setResult] = useState<EnhanceResponse | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
@@ -113,7 +114,7 @@ export function EnhanceStudio() {
       setAnnouncement(`Enhanced from ${res.data.original_size} to ${res.data.enhanced_size}.`);
     } else {
       setError(res.error);
-      setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
+      setAnnouncement(writeErrorCopy(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
     }
     setStartedAt(null);
     inFlight.current = false;

@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { UsageMeter } from "@/components/ui/usage-meter";
 import { type ClientError, postJson, type Quota } from "@/lib/client/api";
-import { describeError } from "@/lib/client/error-copy";
+import { writeErrorCopy } from "@/lib/client/error-copy";
 import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
 import { useStatus } from "@/lib/client/use-status";
 import type { GenerateResponse } from "@/lib/schemas/generate";
@@ -104,7 +104,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
     } else {
       setError(res.error);
-      setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "generations" }).title);
+      setAnnouncement(writeErrorCopy(res.error, { quota: res.quota, now: Date.now(), noun: "generations" }).title);
     }
     setStartedAt(null);
     inFlight.current = false;

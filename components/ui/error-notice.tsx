@@ -2,7 +2,7 @@
 "use client";
 import Link from "next/link";
 import type { ClientError, Quota } from "@/lib/client/api";
-import { describeError } from "@/lib/client/error-copy";
+import { writeErrorCopy } from "@/lib/client/error-copy";
 import { useNow } from "@/lib/client/use-now";
 import { secondaryButton, textLink } from "./styles";
 
@@ -16,7 +16,7 @@ type Props = {
 
 export function ErrorNotice({ error, quota, noun, onRetry }: Props) {
   const now = useNow(30_000);
-  const copy = describeError(error, { quota, now, noun });
+  const copy = writeErrorCopy(error, { quota, now, noun });
   return (
     <div
       data-testid="error-notice"

@@ -18,7 +18,6 @@ export function UsageMeter({ quota, noun, plan = "free" }: Props) {
     );
   }
   const used = Math.max(0, quota.limit - quota.remaining);
-  const percent = quota.limit > 0 ? Math.min(100, (used / quota.limit) * 100) : 100;
   const empty = quota.remaining <= 0;
   const left = `${quota.remaining} of ${quota.limit} ${plan === "free" ? "free " : ""}${noun} left today`;
   const resets = `resets in ${formatDuration(quota.resetAtMs - now)}`;
@@ -35,20 +34,16 @@ export function UsageMeter({ quota, noun, plan = "free" }: Props) {
           {resets}
         </span>
       </p>
-      <div
-        className="mt-2 h-1.5 overflow-hidden rounded-full bg-stone-200 dark:bg-stone-800"
-        role="meter"
+      <meter
+        className="quota-meter mt-2"
+        data-empty={empty || undefined}
         aria-label={`Free ${noun} used today`}
-        aria-valuemin={0}
-        aria-valuemax={quota.limit}
-        aria-valuenow={used}
+        min={0}
+        max={Math.max(1, quota.limit)}
+        // A limit of 0 means nothing is left: shown full, as when the quota is used up.
+        value={quota.limit > 0 ? used : 1}
         aria-valuetext={`${used} of ${quota.limit} used`}
-      >
-        <div
-          className={`h-full rounded-full ${empty ? "bg-red-600 dark:bg-red-400" : "bg-safelight-500"}`}
-          style={{ width: `${percent}%` }}
-        />
-      </div>
+      />
     </div>
   );
 }

@@ -2,8 +2,9 @@
 // costs CPU and memory, so it runs only after the quota is taken.
 import type { ModelChoice } from "@/lib/enhance/types";
 import {
-  DEFAULT_ENHANCE_MODEL,
+  DEFAULT_ENHANCE_MODE,
   DEFAULT_STRENGTH,
+  INVALID_ENHANCE_MODE_MESSAGE,
   modelFieldSchema,
   scaleFieldSchema,
   strengthFieldSchema,
@@ -43,10 +44,10 @@ export async function parseEnhance(req: Request, maxBytes: number, budget: ByteB
       if (!parsed.success) throw new ApiError("invalid_scale");
       scale = parsed.data;
     }
-    let model: ModelChoice = DEFAULT_ENHANCE_MODEL;
+    let model: ModelChoice = DEFAULT_ENHANCE_MODE;
     if ("model" in upload.fields) {
       const parsed = modelFieldSchema.safeParse(upload.fields.model.trim());
-      if (!parsed.success) throw new ApiError("invalid_model", "Model must be fast or quality.");
+      if (!parsed.success) throw new ApiError("invalid_model", INVALID_ENHANCE_MODE_MESSAGE);
       model = parsed.data;
     }
     const webhookUrl = upload.fields.webhook_url?.trim() || undefined;

@@ -1,6 +1,11 @@
 // Validates a generate body field by field, in the contract's order, into one error code.
 
-import { GENERATE_FIELD_CODES, type GenerateRequest, generateRequestSchema } from "@/lib/schemas/generate";
+import {
+  GENERATE_FIELD_CODES,
+  type GenerateRequest,
+  generateRequestSchema,
+  INVALID_MODEL_MESSAGE,
+} from "@/lib/schemas/generate";
 import { ERROR_CODES } from "./error-codes";
 import { ApiError } from "./errors";
 import { readJsonObject } from "./read-json";
@@ -16,8 +21,7 @@ export function validateGenerate(body: Record<string, unknown>): GenerateRequest
 }
 
 function messageFor(code: keyof typeof ERROR_CODES): string {
-  if (code === "invalid_model")
-    return "Unsupported model. Use one of: alpha-pro, beta-3, gamma-xl-1024-v1-0, alpha-schnell.";
+  if (code === "invalid_model") return INVALID_MODEL_MESSAGE;
   if (code === "invalid_style") return "Unsupported style. GET /api/status lists the style presets.";
   return ERROR_CODES[code].message;
 }

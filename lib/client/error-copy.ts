@@ -9,7 +9,7 @@ export type ErrorCopy = {
   action?: "waitlist" | "retry" | "rephrase";
 };
 
-export function describeError(err: ClientError, opts: { quota?: Quota | null; now: number; noun: string }): ErrorCopy {
+export function writeErrorCopy(err: ClientError, opts: { quota?: Quota | null; now: number; noun: string }): ErrorCopy {
   switch (err.code) {
     case "rate_limited": {
       const resetMs = opts.quota?.resetAtMs ?? (err.retryAfterSec ? opts.now + err.retryAfterSec * 1000 : undefined);

@@ -7,7 +7,3 @@ export function formatDuration(ms: number): string {
   if (h === 0) return `${m} m`;
   return m === 0 ? `${h} h` : `${h} h ${m} m`;
 }
-
-export function formatResetClock(resetAtMs: number): string {
-  return new Date(resetAtMs).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-}

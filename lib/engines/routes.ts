@@ -1,46 +1,8 @@
-// Which provider routes each model may take and the MODEL_* parser, kept SDK-free so config can reject a bad chain at start.
-import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
+// The MODEL_* parser over the catalogue's routes, kept SDK-free so config can reject a bad chain at start.
+import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
+import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 
-export const PROVIDERS = ["bfl", "openai", "stability", "fal", "replicate", "together"] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
-
-/** The environment variables that configure each provider. */
-export const PROVIDER_ENV: Record<ProviderName, { key: string; baseUrl: string }> = {
-  bfl: { key: "BFL_API_KEY", baseUrl: "BFL_BASE_URL" },
-  openai: { key: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
-  stability: { key: "STABILITY_API_KEY", baseUrl: "STABILITY_BASE_URL" },
-  fal: { key: "FAL_KEY", baseUrl: "FAL_BASE_URL" },
-  replicate: { key: "REPLICATE_API_TOKEN", baseUrl: "REPLICATE_BASE_URL" },
-  together: { key: "TOGETHER_API_KEY", baseUrl: "TOGETHER_BASE_URL" },
-};
-
-export const MODEL_ENV: Record<ModelName, string> = {
-  "alpha-pro": "MODEL_ALPHA_PRO",
-  "beta-3": "MODEL_BETA_3",
-  "gamma-xl-1024-v1-0": "MODEL_GAMMA_XL_1024_V1_0",
-  "alpha-schnell": "MODEL_ALPHA_SCHNELL",
-};
-
-/** Supported routes per model, in default-preference order (the first one with credentials wins when unset). */
-export const SUPPORTED_ROUTES: Record<ModelName, readonly string[]> = {
-  "alpha-pro": [
-    "bfl:flux-pro-1.1",
-    "fal:fal-ai/flux-pro/v1.1",
-    "replicate:black-forest-labs/flux-1.1-pro",
-    "together:black-forest-labs/FLUX.1.1-pro",
-  ],
-  "beta-3": ["openai:gpt-image-1"],
-  "gamma-xl-1024-v1-0": [
-    "stability:stable-diffusion-xl-1024-v1-0",
-    "fal:fal-ai/fast-sdxl",
-    "replicate:stability-ai/sdxl",
-  ],
-  "alpha-schnell": [
-    "together:black-forest-labs/FLUX.1-schnell",
-    "fal:fal-ai/flux/schnell",
-    "replicate:black-forest-labs/flux-schnell",
-  ],
-};
+export { PROVIDER_ENV, PROVIDERS, type ProviderName };
 
 export const PREVIEW_ROUTE = "preview";
 
@@ -72,20 +34,21 @@ export function parseRoute(model: ModelName, entry: string, env: ProviderRouteEn
   if (!isProvider(provider))
     return `"${entry}": unknown provider "${provider}" (use one of ${PROVIDERS.join(", ")}, or preview)`;
   if (!isSupported(model, provider, modelId, env)) {
-    return `"${entry}" is not a route for ${model} (supported: ${SUPPORTED_ROUTES[model].join(", ")}, preview)`;
+    return `"${entry}" is not a route for ${model} (supported: ${MODELS[model].routes.join(", ")}, preview)`;
   }
   if (!env.credentials[provider]) return `"${entry}" needs ${PROVIDER_ENV[provider].key} to be set`;
   return { id: `${provider}:${modelId}`, provider, modelId };
 }
 
 function isSupported(model: ModelName, provider: ProviderName, modelId: string, env: ProviderRouteEnv): boolean {
-  // An OpenAI-compatible server (LocalAI, a gateway) names its own models, so any id is fine there.
-  if (provider === "openai" && model === "beta-3" && env.baseUrls.openai) return /^[\w./:-]+$/.test(modelId);
+  // A compatible server (LocalAI, a gateway) names its own models, so any id is fine there.
+  if (MODELS[model].anyIdBehindBaseUrl?.includes(provider) && env.baseUrls[provider])
+    return /^[\w./:-]+$/.test(modelId);
   // Replicate routes may pin a version: owner/name:<64 hex>.
   const [base, version, ...rest] = modelId.split(":");
   if (rest.length > 0 || (version !== undefined && (provider !== "replicate" || !REPLICATE_VERSION.test(version))))
     return false;
-  return SUPPORTED_ROUTES[model].includes(`${provider}:${base}`);
+  return MODELS[model].routes.includes(`${provider}:${base}`);
 }
 
 /** Parses one MODEL_* value into a fallback chain; returns every problem found. */
@@ -115,7 +78,7 @@ export function parseChain(
 
 /** The route used when a model's variable is unset: the first supported route with credentials, else preview. */
 export function defaultChain(model: ModelName, env: ProviderRouteEnv): Route[] {
-  for (const entry of SUPPORTED_ROUTES[model]) {
+  for (const entry of MODELS[model].routes) {
     const route = parseRoute(model, entry, env);
     if (typeof route !== "string") return [route];
   }
@@ -124,7 +87,7 @@ export function defaultChain(model: ModelName, env: ProviderRouteEnv): Route[] {
 
 export type RouteIssue = { variable: string; message: string };
 
-/** Resolves all four chains from MODEL_* values (undefined = unset). */
+/** Resolves every model's chain from MODEL_* values (undefined = unset). */
 export function resolveChains(
   values: Partial<Record<ModelName, string>>,
   env: ProviderRouteEnv,
@@ -138,7 +101,7 @@ export function resolveChains(
       continue;
     }
     const { routes, errors } = parseChain(model, value, env);
-    for (const message of errors) issues.push({ variable: MODEL_ENV[model], message });
+    for (const message of errors) issues.push({ variable: MODELS[model].env, message });
     chains[model] = routes.length > 0 ? routes : [PREVIEW];
   }
   return { chains, issues };

@@ -1,5 +1,6 @@
 // The enhance pipeline: target size under the 4096 px cap, engine, then PNG without metadata.
 import sharp from "sharp";
+import { DEFAULT_ENHANCE_MODE } from "@/lib/catalog/enhance-modes";
 import { MAX_OUTPUT_SIDE } from "@/lib/schemas/enhance";
 import type { EnhanceJob, EnhanceOutput, ModelChoice, RawImage } from "./types";
 
@@ -23,7 +24,7 @@ export async function enhanceRaw(run: RunEngine, image: RawImage, opts: EnhanceO
     width: target.width,
     height: target.height,
     strength: opts.strength,
-    model: opts.model ?? "fast",
+    model: opts.model ?? DEFAULT_ENHANCE_MODE,
     signal: opts.signal,
   });
   // sharp writes no EXIF/XMP/ICC unless asked (withMetadata), so GPS and the rest are gone.

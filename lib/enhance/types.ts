@@ -1,4 +1,5 @@
 // The enhancement engine interface: the neural engine (ONNX Runtime workers), with sharp as the fallback.
+import type { EnhanceMode } from "../catalog/enhance-modes";
 
 /** Decoded pixels, orientation already applied. */
 export type RawImage = {
@@ -8,7 +9,7 @@ export type RawImage = {
   channels: 3 | 4;
 };
 
-export type ModelChoice = "fast" | "quality";
+export type ModelChoice = EnhanceMode;
 
 export type EnhanceJob = {
   image: RawImage;

@@ -1,17 +1,28 @@
 // POST /api/enhance: multipart fields and the response schema.
 import { z } from "zod";
-import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS } from "./enhance-rules";
+import {
+  DEFAULT_ENHANCE_MODE,
+  describeEnhanceModes,
+  ENHANCE_MODE_NAMES,
+  type EnhanceMode,
+  findEnhanceMode,
+  joinWithOr,
+} from "@/lib/catalog/enhance-modes";
+import { DEFAULT_STRENGTH } from "./enhance-rules";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
 export {
   ACCEPTED_IMAGE_FORMATS,
   ACCEPTED_IMAGE_TYPES,
-  DEFAULT_ENHANCE_MODEL,
   DEFAULT_STRENGTH,
-  ENHANCE_MODELS,
   ENHANCE_SCALES,
   MAX_OUTPUT_SIDE,
 } from "./enhance-rules";
+export { DEFAULT_ENHANCE_MODE };
+
+export const INVALID_ENHANCE_MODE_MESSAGE = `Model must be ${joinWithOr(ENHANCE_MODE_NAMES)}.`;
+const MODE_DESCRIPTION = `Super-resolution model: ${describeEnhanceModes()}.`;
+const ENGINE_EXAMPLE = `onnx:${findEnhanceMode(DEFAULT_ENHANCE_MODE).package}-x2`;
 
 /** Form fields arrive as strings; an empty value counts as present. */
 export const strengthFieldSchema = z
@@ -27,9 +38,9 @@ export const scaleFieldSchema = z
   .transform((v) => Number(v) as 2 | 4)
   .meta({ description: "Upscale factor, 2 (default) or 4; lowered to keep the long side within 4096 px." });
 
-export const modelFieldSchema = z.enum(ENHANCE_MODELS).meta({
-  description: "Super-resolution model: fast (default, esrgan-slim) or quality (esrgan-medium, about 3× the compute).",
-});
+export const modelFieldSchema = z
+  .enum(ENHANCE_MODE_NAMES, { error: INVALID_ENHANCE_MODE_MESSAGE })
+  .meta({ description: MODE_DESCRIPTION });
 
 export const enhanceRequestSchema = z
   .object({
@@ -41,7 +52,7 @@ export const enhanceRequestSchema = z
       .union([z.literal(2), z.literal(4)])
       .default(2)
       .optional(),
-    model: z.enum(ENHANCE_MODELS).default(DEFAULT_ENHANCE_MODEL).optional(),
+    model: z.enum(ENHANCE_MODE_NAMES).default(DEFAULT_ENHANCE_MODE).optional().meta({ description: MODE_DESCRIPTION }),
   })
   .meta({ id: "EnhanceRequest" });
 
@@ -57,10 +68,9 @@ export const enhanceResponseSchema = z
     id: z.string(),
     strength: z.number(),
     scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
-    model: z.enum(ENHANCE_MODELS),
+    model: z.enum(ENHANCE_MODE_NAMES),
     engine: z.string().meta({
-      description:
-        "What produced the pixels, e.g. onnx:esrgan-slim-x2; lanczos3 at strength 0; sharp if the neural runtime cannot load.",
+      description: `What produced the pixels, e.g. ${ENGINE_EXAMPLE}; lanczos3 at strength 0; sharp if the neural runtime cannot load.`,
     }),
     usage: z.int().min(0),
     remaining: z.int().min(0),

@@ -1,14 +1,18 @@
 // POST /api/generate: request and response schemas (the single source of truth for both).
 import { z } from "zod";
 import type { ErrorCode } from "@/lib/api/error-codes";
-import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
+import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_CATALOG, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
 import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
+
+export const INVALID_MODEL_MESSAGE = `Unsupported model. Use one of: ${MODEL_NAMES.join(", ")}.`;
+
+const MODEL_DESCRIPTION = `Model to generate with: ${MODEL_CATALOG.map((m) => `${m.name} (${m.family})`).join(", ")}.`;
 
 export const generateRequestSchema = z
   .object({
     prompt: promptSchema,
-    model: z.enum(MODEL_NAMES).default(DEFAULT_MODEL).meta({ description: "Model to generate with." }),
+    model: z.enum(MODEL_NAMES).default(DEFAULT_MODEL).meta({ description: MODEL_DESCRIPTION }),
     style: z.enum(STYLE_NAMES).default(DEFAULT_STYLE).meta({ description: "Style preset (exact name)." }),
     ratio: z.enum(RATIOS).default(DEFAULT_RATIO).meta({ description: "Aspect ratio." }),
     seed: z.int().min(0).max(4294967295).optional().meta({ description: "Seed, passed to engines that support it." }),

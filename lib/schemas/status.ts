@@ -1,7 +1,15 @@
 // GET /api/status: the status record.
 import { z } from "zod";
+import { ENHANCE_MODE_NAMES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 
 export const API_VERSION = "1.0";
+
+/** One string per enhance mode: the network (or operator file) that serves it. */
+const perModeShape = Object.fromEntries(ENHANCE_MODE_NAMES.map((m) => [m, z.string()])) as Record<
+  EnhanceMode,
+  z.ZodString
+>;
 
 export const statusResponseSchema = z
   .object({
@@ -18,7 +26,7 @@ export const statusResponseSchema = z
       .meta({ description: "Free plan only: the separate daily enhancement counter." }),
     models: z.array(
       z.object({
-        name: z.string(),
+        name: z.enum(MODEL_NAMES),
         family: z.string(),
         description: z.string(),
         engine: z.string(),
@@ -30,7 +38,7 @@ export const statusResponseSchema = z
       }),
     ),
     styles: z.array(z.object({ name: z.string(), description: z.string() })),
-    ratios: z.array(z.string()),
+    ratios: z.array(z.enum(RATIOS)),
     upload: z.object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() }).meta({
       description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending.",
     }),
@@ -38,7 +46,7 @@ export const statusResponseSchema = z
       .object({
         engine: z.enum(["onnx", "sharp"]),
         ai: z.boolean(),
-        models: z.object({ fast: z.string(), quality: z.string() }),
+        models: z.object(perModeShape).meta({ description: "The network serving each enhance mode." }),
         workers: z.int().positive(),
         fallback_reason: z.string().optional(),
       })

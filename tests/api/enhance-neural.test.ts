@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
+import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
+import { INVALID_ENHANCE_MODE_MESSAGE } from "@/lib/schemas/enhance";
 import { type App, startApp } from "../helpers/app";
 import { BROWSER, call, enhance, multipart } from "../helpers/http";
 import { pngOf } from "../helpers/images";
@@ -72,13 +74,31 @@ describe("POST /api/enhance (neural engine)", () => {
     assert.equal(plain.json.engine, "lanczos3");
   });
 
+  it("runs each enhance mode on its own network, as GET /api/status says", async () => {
+    const png = await pngOf(32, 24);
+    for (const mode of ENHANCE_MODES) {
+      const res = await enhance(
+        app.url,
+        { image: { data: png, type: "image/png" }, model: mode.name },
+        { from: "127.0.8.6" },
+      );
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual([res.json.model, res.json.engine], [mode.name, `onnx:${mode.package}-x2`]);
+    }
+    const status = await call(app.url, "/api/status", { headers: BROWSER, from: "127.0.8.6" });
+    assert.deepEqual(
+      status.json.enhance_engine.models,
+      Object.fromEntries(ENHANCE_MODES.map((m) => [m.name, m.package])),
+    );
+  });
+
   it("rejects an unknown model with invalid_model and uses no quota", async () => {
     const from = "127.0.8.2";
     for (const model of ["best", "", "FAST"]) {
       const res = await enhance(app.url, { image: { data: await pngOf(16, 16), type: "image/png" }, model }, { from });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, "invalid_model");
-      assert.match(res.json.error.message, /fast.*quality/);
+      assert.equal(res.json.error.message, INVALID_ENHANCE_MODE_MESSAGE);
     }
     assert.equal(await usageOf(from), 0);
   });

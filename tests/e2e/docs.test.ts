@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
 import { z } from "zod";
+import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
+import { MODEL_CATALOG } from "@/lib/catalog/models";
 import { type App, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
 
@@ -47,6 +49,17 @@ test("the docs page lists every endpoint with a curl example and the limits, err
   const generate = await page.locator("section#generate").innerText();
   assert.match(generate, /prompt\s*REQUIRED/i);
   assert.match(generate, /one of 1:1, 16:9, 9:16/);
+  const models = await page.getByTestId("models-table").locator("tbody tr").allInnerTexts();
+  assert.equal(models.length, MODEL_CATALOG.length);
+  for (const [i, m] of MODEL_CATALOG.entries()) {
+    for (const text of [m.name, m.family, m.env, ...m.routes])
+      assert.ok(models[i].includes(text), `${m.name}: ${text}`);
+  }
+  const modes = await page.getByTestId("enhance-modes-table").locator("tbody tr").allInnerTexts();
+  assert.deepEqual(
+    modes.map((row) => row.split(/\s/)[0]),
+    ENHANCE_MODES.map((m) => m.name),
+  );
   assert.match(await page.getByTestId("limits-table").innerText(), /Generations per day\s+5\s+1,000 requests/);
   const errors = await page.getByTestId("errors-table").innerText();
   for (const [code, status] of [

@@ -133,7 +133,7 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
   assert.equal(Math.round(sent.size / 1000), toKb);
   // The enhanced PNG may still be arriving; a half-painted image would misrepresent the layout.
   await screenshotAll(page, "enhance-resized-result", (p) =>
-    p.getByAltText("Enhanced image").evaluate((img: HTMLImageElement) => img.decode()),
+    p.getByAltText("Enhanced result").evaluate((img: HTMLImageElement) => img.decode()),
   );
   assert.deepEqual(problems, []);
   await context.close();

@@ -112,7 +112,7 @@ test("an over-long prompt is blocked client-side, and the server's rejection is 
   // 400 emoji are 800 UTF-16 units but 400 code points: allowed, as the server counts.
   await prompt.fill("🌅".repeat(400));
   assert.equal(await page.getByTestId("prompt-counter").innerText(), "400 / 400");
-  await prompt.fill("🌅".repeat(400) + "x");
+  await prompt.fill(`${"🌅".repeat(400)}x`);
   assert.equal(await page.getByTestId("prompt-counter").innerText(), "401 / 400");
   await page.getByTestId("prompt-error").filter({ hasText: "1 characters over the 400-character limit" }).waitFor();
   assert.equal(await prompt.getAttribute("aria-invalid"), "true");

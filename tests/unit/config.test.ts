@@ -26,19 +26,27 @@ describe("parseConfig", () => {
     assert.equal(c.blobToken, undefined);
   });
 
-  it("takes the operator's numbers", () => {
+  it("takes the operator's numbers, where a daily limit of 0 closes that door", () => {
     const c = parseConfig({
       FREE_GENERATIONS_PER_DAY: "7",
       FREE_ENHANCEMENTS_PER_DAY: "0",
       PRO_REQUESTS_PER_DAY: "50000",
+      WAITLIST_SIGNUPS_PER_DAY: "0",
+      STATUS_CALLS_PER_MINUTE: "1",
+      MAX_UPLOAD_BYTES: "1",
     });
     assert.equal(c.limits.freeGenerationsPerDay, 7);
     assert.equal(c.limits.freeEnhancementsPerDay, 0);
     assert.equal(c.limits.proRequestsPerDay, 50000);
+    assert.equal(c.limits.waitlistSignupsPerDay, 0);
+    assert.equal(c.limits.statusCallsPerMinute, 1);
+    assert.equal(c.upload.maxBytes, 1);
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
     ["a negative limit", { FREE_GENERATIONS_PER_DAY: "-1" }, /FREE_GENERATIONS_PER_DAY/],
+    ["a status guard of 0, which would refuse every status call", { STATUS_CALLS_PER_MINUTE: "0" }, /STATUS_CALLS/],
+    ["an upload limit of 0, which would refuse every upload", { MAX_UPLOAD_BYTES: "0" }, /MAX_UPLOAD_BYTES/],
     ["a non-numeric port", { PORT: "http" }, /PORT/],
     [
       "an Upstash URL without its token",

@@ -138,20 +138,29 @@ describe("failures", () => {
     [
       "BFL Content Moderated",
       "alpha-pro",
-      () => ((fakes.bfl.mode = "moderate"), (fakes.bfl.variant = "content")),
+      () => {
+        fakes.bfl.mode = "moderate";
+        fakes.bfl.variant = "content";
+      },
       () => [fakes.fal, fakes.replicate, fakes.together],
     ],
     [
       "fal has_nsfw_concepts",
       "alpha-schnell",
-      () => ((fakes.together.mode = "error"), (fakes.fal.mode = "moderate")),
+      () => {
+        fakes.together.mode = "error";
+        fakes.fal.mode = "moderate";
+      },
       () => [fakes.replicate],
     ],
     ["OpenAI content_policy_violation", "beta-3", () => (fakes.openai.mode = "moderate"), () => []],
     [
       "OpenAI moderation_blocked",
       "beta-3",
-      () => ((fakes.openai.mode = "moderate"), (fakes.openai.variant = "blocked")),
+      () => {
+        fakes.openai.mode = "moderate";
+        fakes.openai.variant = "blocked";
+      },
       () => [],
     ],
     [
@@ -163,7 +172,11 @@ describe("failures", () => {
     [
       "Replicate NSFW failure",
       "gamma-xl-1024-v1-0",
-      () => ((fakes.stability.mode = "error"), (fakes.fal.mode = "error"), (fakes.replicate.mode = "moderate")),
+      () => {
+        fakes.stability.mode = "error";
+        fakes.fal.mode = "error";
+        fakes.replicate.mode = "moderate";
+      },
       () => [],
     ],
   ];

@@ -72,7 +72,7 @@ export function formatHex(color: Rgb): string {
 }
 
 export function clamp01(value: number): number {
-  return value < 0 ? 0 : value > 1 ? 1 : value;
+  return Math.min(1, Math.max(0, value));
 }
 
 function convertHue(p: number, q: number, t: number): number {

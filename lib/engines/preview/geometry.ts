@@ -11,12 +11,12 @@ export function formatNumber(value: number): string {
 const f = formatNumber;
 
 export function buildPolygonPath(points: readonly Point[]): string {
-  return buildPolylinePath(points) + "Z";
+  return `${buildPolylinePath(points)}Z`;
 }
 
 export function buildPolylinePath(points: readonly Point[]): string {
   let d = "";
-  for (let i = 0; i < points.length; i++) d += (i === 0 ? "M" : "L") + f(points[i][0]) + " " + f(points[i][1]);
+  for (let i = 0; i < points.length; i++) d += `${i === 0 ? "M" : "L"}${f(points[i][0])} ${f(points[i][1])}`;
   return d;
 }
 
@@ -24,7 +24,7 @@ export function buildPolylinePath(points: readonly Point[]): string {
 export function buildSmoothPath(points: readonly Point[], closed: boolean): string {
   const n = points.length;
   const at = (i: number): Point => (closed ? points[(i + n) % n] : points[Math.min(n - 1, Math.max(0, i))]);
-  let d = "M" + f(points[0][0]) + " " + f(points[0][1]);
+  let d = `M${f(points[0][0])} ${f(points[0][1])}`;
   const segments = closed ? n : n - 1;
   for (let i = 0; i < segments; i++) {
     const p0 = at(i - 1);
@@ -45,7 +45,7 @@ export function buildSmoothPath(points: readonly Point[], closed: boolean): stri
       " " +
       f(p2[1]);
   }
-  return closed ? d + "Z" : d;
+  return closed ? `${d}Z` : d;
 }
 
 /** A circle as two arcs, so many circles can share one <path> element. */
@@ -93,13 +93,13 @@ export function buildCloudPath(rng: Rng, x: number, baseY: number, width: number
     points.push([x + width * (t + rng.between(-0.04, 0.04)), baseY - lift]);
   }
   points.push([x + width, baseY]);
-  let d = "M" + f(x) + " " + f(baseY);
+  let d = `M${f(x)} ${f(baseY)}`;
   for (let i = 1; i < points.length; i++) {
     const chord = Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]);
     const r = f(chord * rng.between(0.52, 0.7));
     d += `A${r} ${r} 0 0 1 ${f(points[i][0])} ${f(points[i][1])}`;
   }
-  return d + "Z";
+  return `${d}Z`;
 }
 
 /** A four-pointed sparkle. */

@@ -75,10 +75,11 @@ function pickSubjects(ctx: SceneContext): (subject: Subject) => boolean {
   const extras = new Set<Subject>();
   if (!LAND_SUBJECTS.some((s) => subjects.has(s))) {
     if (rng.chance(0.5)) extras.add("mountain");
-    if (rng.chance(0.45)) extras.add("tree");
-    else if (rng.chance(0.4)) extras.add("forest");
-    if (rng.chance(0.25)) extras.add("lake");
-    else if (rng.chance(0.25)) extras.add("river");
+    // Every chance() is a fresh draw: the second of a pair is drawn only when the first fails, so one or neither.
+    const plant = rng.chance(0.45) ? "tree" : rng.chance(0.4) ? "forest" : undefined;
+    if (plant) extras.add(plant);
+    const water = rng.chance(0.25) ? "lake" : rng.chance(0.25) ? "river" : undefined;
+    if (water) extras.add(water);
     if (rng.chance(0.3)) extras.add("flower");
   }
   return (subject) => subjects.has(subject) || extras.has(subject);

@@ -11,7 +11,7 @@ export function createDocument(unit: number, treatment: Treatment): SvgDocument 
 }
 
 export function addDef(doc: SvgDocument, build: (id: string) => string): string {
-  const id = "d" + doc.nextId++;
+  const id = `d${doc.nextId++}`;
   doc.defs.push(build(id));
   return id;
 }
@@ -37,7 +37,10 @@ export function paintFill(doc: SvgDocument, fill: Fill, role?: Role): string {
 
 export function emitShape(doc: SvgDocument, shape: Shape): void {
   const t = doc.treatment;
-  if (t.fill === "line") return emitLineArt(doc, shape);
+  if (t.fill === "line") {
+    emitLineArt(doc, shape);
+    return;
+  }
   const o = shape.opacity ?? 1;
   // fill-opacity and stroke-opacity, not opacity: group opacity makes librsvg composite an offscreen layer per element.
   const fillAlpha = o < 1 ? ` fill-opacity="${formatFraction(o)}"` : "";

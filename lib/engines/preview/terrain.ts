@@ -33,7 +33,7 @@ export function buildHillRidge(ctx: SceneContext, baseY: number, amplitude: numb
     for (const w of waves) v += w.amp * Math.sin((x / unit) * w.freq * Math.PI * 2 + w.phase);
     points.push([x, baseY - amplitude * (0.5 + (0.5 * v) / total)]);
   }
-  const d = buildSmoothPath(points, false) + `L${f(width + pad)} ${f(bottom)}L${f(-pad)} ${f(bottom)}Z`;
+  const d = `${buildSmoothPath(points, false)}L${f(width + pad)} ${f(bottom)}L${f(-pad)} ${f(bottom)}Z`;
   return { points, d, findY: (x) => interpolateY(points, x) };
 }
 
@@ -81,7 +81,7 @@ export function buildMountains(
   const clean: number[] = xs.map(profile);
   const peakXs = new Set(xs.filter((x) => peaks.some((peak) => peak.x === x)));
   const points: Point[] = xs.map((x, i) => [x, clean[i] + (peakXs.has(x) ? 0 : rng.between(-1, 1) * height * 0.016)]);
-  const d = buildPolylinePath(points) + `L${f(width + pad)} ${f(ctx.height + pad)}L${f(-pad)} ${f(ctx.height + pad)}Z`;
+  const d = `${buildPolylinePath(points)}L${f(width + pad)} ${f(ctx.height + pad)}L${f(-pad)} ${f(ctx.height + pad)}Z`;
   const ridge: Ridge = { points, d, findY: (x) => interpolateY(points, x) };
 
   const haze = mixColors(color, p.skyHorizon, 0.55);
@@ -105,7 +105,7 @@ export function buildMountains(
     const x0 = points[left][0];
     const x1 = points[right][0];
     for (let j = 1; j <= 5; j++) outline.push([x1 + ((x0 - x1) * j) / 6, snowline + rng.between(0.1, 1) * depth]);
-    caps += buildPolylinePath(outline) + "Z";
+    caps += `${buildPolylinePath(outline)}Z`;
   }
   if (caps)
     shapes.push({
@@ -128,7 +128,7 @@ export function buildMountains(
     for (let i = top; i !== j + dir; i += dir) face.push(points[i]);
     face.push([points[j][0], baseY + height * 0.1]);
     face.push([peak.x + (points[j][0] - peak.x) * 0.12, baseY + height * 0.1]);
-    flanks += buildPolylinePath(face) + "Z";
+    flanks += `${buildPolylinePath(face)}Z`;
   }
   if (flanks)
     shapes.push({
@@ -202,7 +202,7 @@ export function buildIsland(
       horizonY - rise * Math.sin(Math.PI * t) ** 0.7 * (i % 10 ? rng.between(0.85, 1.05) : 1),
     ]);
   }
-  const d = buildSmoothPath(points, false) + "Z";
+  const d = `${buildSmoothPath(points, false)}Z`;
   return {
     shape: { layer: "ground", role: "hill", outline: true, d, fill: vertical(p.mid, mixColors(p.mid, p.far, 0.4)) },
     x,

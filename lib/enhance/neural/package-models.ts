@@ -2,9 +2,10 @@
 // Worker-side code (loaded by tsx outside Next's bundle), so relative imports only.
 import fs from "node:fs";
 import path from "node:path";
+import type { EnhancePackage } from "../../catalog/enhance-modes";
 import { CONVERTER_VERSION, convertLayersModel, type LayersModelJson } from "./convert-layers";
 
-export type PackageName = "esrgan-slim" | "esrgan-medium";
+export type PackageName = EnhancePackage;
 
 /** The package's files, read by path: they are data, and Next's tracer must not follow them. */
 export function resolvePackageDir(root: string, pkg: PackageName): string {

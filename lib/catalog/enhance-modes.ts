@@ -1,0 +1,63 @@
+// The enhance modes: each value of /api/enhance's `model` field and the packaged network behind it. The request
+// schema, the status record, OpenAPI, the messages, the enhance page, the docs and the model converter derive
+// from ENHANCE_MODES, so adding a mode is one entry here. Zod-free, and worker code imports it by relative path.
+
+export type EnhanceModeEntry = {
+  /** The public value of the `model` field. */
+  name: string;
+  /** The picker's label. */
+  label: string;
+  /** The network, in words. */
+  network: string;
+  /** `@upscalerjs/<package>`: its layers models (2× and 4×) are converted to ONNX on first use. */
+  package: string;
+  /** Compute per pixel relative to the cheapest mode, rounded; shown so callers can weigh speed against detail. */
+  relativeCompute: number;
+};
+
+export const ENHANCE_MODES = [
+  { name: "fast", label: "Fast", network: "ESRGAN slim", package: "esrgan-slim", relativeCompute: 1 },
+  { name: "quality", label: "Quality", network: "ESRGAN medium", package: "esrgan-medium", relativeCompute: 3 },
+] as const satisfies readonly EnhanceModeEntry[];
+
+export type EnhanceMode = (typeof ENHANCE_MODES)[number]["name"];
+export type EnhancePackage = (typeof ENHANCE_MODES)[number]["package"];
+
+export const ENHANCE_MODE_NAMES = ENHANCE_MODES.map((m) => m.name) as [EnhanceMode, ...EnhanceMode[]];
+export const DEFAULT_ENHANCE_MODE: EnhanceMode = "fast";
+/** Each packaged network once, in table order (two modes may share one). */
+export const ENHANCE_PACKAGES: readonly EnhancePackage[] = [...new Set(ENHANCE_MODES.map((m) => m.package))];
+
+type ModeEntry = (typeof ENHANCE_MODES)[number];
+const BY_NAME = Object.fromEntries(ENHANCE_MODES.map((m) => [m.name, m])) as Record<EnhanceMode, ModeEntry>;
+
+export function findEnhanceMode(name: EnhanceMode): ModeEntry {
+  return BY_NAME[name];
+}
+
+/** The npm package a mode's network comes from. */
+export function toNpmName(pkg: EnhancePackage): string {
+  return `@upscalerjs/${pkg}`;
+}
+
+/** The picker's line under the label, e.g. "ESRGAN medium · ~3× slower". */
+export function describeModeHint(mode: EnhanceModeEntry): string {
+  return mode.relativeCompute > 1 ? `${mode.network} · ~${mode.relativeCompute}× slower` : mode.network;
+}
+
+/** "fast (default, ESRGAN slim) or quality (ESRGAN medium, about 3× the compute)", for schemas and docs. */
+export function describeEnhanceModes(): string {
+  return joinWithOr(
+    ENHANCE_MODES.map((m) => {
+      const notes: string[] = [m.network];
+      if (m.name === DEFAULT_ENHANCE_MODE) notes.unshift("default");
+      if (m.relativeCompute > 1) notes.push(`about ${m.relativeCompute}× the compute`);
+      return `${m.name} (${notes.join(", ")})`;
+    }),
+  );
+}
+
+/** "a or b", "a, b or c". */
+export function joinWithOr(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
