@@ -3,7 +3,7 @@ import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
-import { type GenerateDeps, type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
+import { type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
 import type { GenerateResponse } from "@/lib/schemas/generate";
 import type { Usage } from "@/lib/store/types";
 

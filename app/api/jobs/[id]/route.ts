@@ -22,10 +22,10 @@ export async function DELETE(req: Request, { params }: Params): Promise<Response
   return withApi("status", async ({ caller, svc }) => {
     const job = await findOwnJob(svc, caller, id);
     if (isFinished(job.status)) throw new ApiError("job_finished");
-    const after = await svc.runner.cancel(job.id);
+    const canceled = await svc.runner.cancel(job.id);
     // It finished between the read and the cancel.
-    if (!after || after.status !== "canceled") throw new ApiError("job_finished");
-    return { success: true, ...viewOf(after) };
+    if (canceled?.status !== "canceled") throw new ApiError("job_finished");
+    return { success: true, ...viewOf(canceled) };
   })(req);
 }
 
