@@ -6,6 +6,7 @@ import { classifyFailure, type Failure } from "./failures";
 import { recordOutcome } from "./health";
 import { normalizeImage } from "./normalize";
 import { previewEngine } from "./preview";
+import { runWithProgress } from "./progress";
 import type { ProviderCall } from "./providers/types";
 import { PREVIEW_ROUTE, type Route } from "./routes";
 import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
@@ -27,6 +28,7 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
       for (const route of routes) {
         const call = calls.get(route.id);
         if (!call) return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
+        job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
         const outcome = await attemptRoute(call, job, deps.timeoutMs);
         if (outcome.ok) {
           recordOutcome(route.id, true);
@@ -63,7 +65,10 @@ async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: num
   const signal = AbortSignal.any([job.signal, deadline.signal]);
   const signals = () => ({ timedOut: deadline.signal.aborted, cancelled: job.signal.aborted });
   try {
-    const result = await raceAbort(call({ job, signal, timeoutMs }), signal);
+    const result = await raceAbort(
+      runWithProgress(job.onProgress, () => call({ job, signal, timeoutMs })),
+      signal,
+    );
     clearTimeout(timer);
     const png = await normalizeImage(result.bytes, job.width, job.height);
     return { ok: true, image: { png, width: job.width, height: job.height, seed: result.seed } };

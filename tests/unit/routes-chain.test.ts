@@ -7,7 +7,7 @@ import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { parseConfig } from "@/lib/config";
 import { buildEngine } from "@/lib/engines";
 import { isRouteFailing } from "@/lib/engines/health";
-import type { GenerateJob, ImageEngine } from "@/lib/engines/types";
+import type { GenerateJob, ImageEngine, WorkProgress } from "@/lib/engines/types";
 import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { CHAINS, type Fakes, startAllFakes } from "../fakes";
 import type { Fake } from "../fakes/fake-server";
@@ -114,6 +114,32 @@ describe("request details", () => {
     assert.deepEqual([submit.width, submit.height], [768, 1376]);
     assert.ok(fakes.bfl.polls >= 2, "polled past Pending");
     assert.equal(image.seed, 1234, "seed reported by BFL");
+  });
+
+  it("reports each route it sends to and the provider's state while polling (BFL and Replicate)", async () => {
+    const seen: WorkProgress[] = [];
+    // One "Pending" answer, then "Ready": within this suite's short route deadline.
+    fakes.bfl.pendingPolls = 1;
+    await engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { onProgress: (p) => seen.push(p) }));
+    assert.deepEqual(seen[0], { fraction: null, stage: "sent to bfl:flux-pro-1.1" });
+    assert.ok(
+      seen.some((p) => p.stage === "bfl: pending" && p.fraction === 0.4),
+      JSON.stringify(seen),
+    );
+    assert.ok(
+      seen.some((p) => p.stage === "bfl: ready"),
+      JSON.stringify(seen),
+    );
+
+    const fromReplicate: WorkProgress[] = [];
+    fakes.bfl.mode = "error";
+    fakes.fal.mode = "error";
+    fakes.replicate.pendingPolls = 1;
+    await engines["alpha-pro"].generate(jobFor("alpha-pro", "1:1", { onProgress: (p) => fromReplicate.push(p) }));
+    assert.ok(
+      fromReplicate.some((p) => /^replicate: (starting|processing)$/.test(p.stage)),
+      JSON.stringify(fromReplicate),
+    );
   });
 
   it("polls Replicate when Prefer: wait runs out", async () => {

@@ -2,6 +2,7 @@
 import { createBlackForestLabs } from "@ai-sdk/black-forest-labs";
 import type { FetchFn } from "@/lib/engines/bounded-fetch";
 import { ModerationError } from "@/lib/engines/failures";
+import { reportProgress } from "@/lib/engines/progress";
 import { firstImageMeta, runImageModel, seedOf } from "./ai-image";
 import type { ProviderCall, ProviderSettings } from "./types";
 
@@ -46,9 +47,15 @@ function detectModeration(inner: FetchFn): FetchFn {
       const body = (await res
         .clone()
         .json()
-        .catch(() => null)) as { status?: unknown; state?: unknown } | null;
+        .catch(() => null)) as { status?: unknown; state?: unknown; progress?: unknown } | null;
       const status = body?.status ?? body?.state;
       if (typeof status === "string" && MODERATED.has(status)) throw new ModerationError(`bfl: ${status}`);
+      // BFL reports the task's state, and a progress fraction while it renders.
+      if (typeof status === "string") {
+        const fraction =
+          typeof body?.progress === "number" && body.progress >= 0 && body.progress <= 1 ? body.progress : null;
+        reportProgress({ fraction, stage: `bfl: ${status.toLowerCase()}` });
+      }
     }
     return res;
   };

@@ -1,6 +1,7 @@
 // Lets the Replicate SDK survive a `Prefer: wait` that runs out: follows urls.get until the prediction ends.
 import type { FetchFn } from "@/lib/engines/bounded-fetch";
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
+import { reportProgress } from "@/lib/engines/progress";
 
 type Prediction = { status?: string; error?: unknown; output?: unknown; urls?: { get?: string } };
 
@@ -18,6 +19,7 @@ export function completePredictions(inner: FetchFn): FetchFn {
       .catch(() => null)) as Prediction | null;
     if (!prediction || typeof prediction.status !== "string") return res;
     const signal = init.signal ?? undefined;
+    reportProgress({ fraction: null, stage: `replicate: ${prediction.status}` });
     while (RUNNING.has(prediction.status ?? "")) {
       const next = prediction.urls?.get;
       if (!next) throw new ProviderError("malformed", "replicate: running prediction without urls.get");
@@ -26,6 +28,8 @@ export function completePredictions(inner: FetchFn): FetchFn {
       if (!polled.ok) return polled;
       prediction = (await polled.json().catch(() => null)) as Prediction | null;
       if (!prediction) throw new ProviderError("malformed", "replicate: unreadable poll answer");
+      if (typeof prediction.status === "string")
+        reportProgress({ fraction: null, stage: `replicate: ${prediction.status}` });
     }
     if (prediction.status === "failed" || prediction.status === "canceled") {
       const detail = typeof prediction.error === "string" ? prediction.error : prediction.status;
