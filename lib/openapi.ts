@@ -7,20 +7,52 @@ import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhan
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
 import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
+import { jobAcceptedSchema, jobSchema } from "@/lib/schemas/jobs";
 import { API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
 import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
 
 type JsonSchema = Record<string, unknown>;
 export type Endpoint = {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   path: string;
   summary: string;
   description: string;
   auth: "key-or-browser" | "open";
   request?: { contentType: "application/json" | "multipart/form-data"; schema: z.ZodType; example?: unknown };
   response: z.ZodType;
+  /** The 200 answer's media type, when it is not JSON (the events stream). */
+  responseType?: "text/event-stream";
+  /** Accepts `Prefer: respond-async` and `Idempotency-Key`; answers 202 with this body when async. */
+  async?: boolean;
   errors: ErrorCode[];
   curl: (origin: string) => string;
+};
+
+const JOB_ERRORS: ErrorCode[] = ["unauthorized", "not_found", "rate_limited", "server_error"];
+const ASYNC_ERRORS: ErrorCode[] = ["invalid_webhook_url", "idempotency_in_progress", "idempotency_mismatch"];
+const ASYNC_PARAMETERS = [
+  {
+    name: "Prefer",
+    in: "header",
+    required: false,
+    description:
+      "`respond-async` (RFC 7240): every check still runs first; once accepted the answer is 202 with the job's URLs.",
+    schema: { type: "string", example: "respond-async" },
+  },
+  {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "1 to 255 printable ASCII characters. The first 200/202 answer is kept 24 hours; a repeat gets it again with `Idempotent-Replayed: true` and uses no quota; a different request with the same key gets 422, a repeat while the first runs 409.",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+];
+const JOB_ID_PARAMETER = {
+  name: "id",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^job_[a-f0-9]{32}$" },
 };
 
 const KEY = '-H "Authorization: Bearer $DARKROOM_API_KEY"';
@@ -38,6 +70,7 @@ export const ENDPOINTS: Endpoint[] = [
       example: { prompt: "a lighthouse on a cliff at sunset", model: DEFAULT_MODEL, style: "Cinematic", ratio: "16:9" },
     },
     response: generateResponseSchema,
+    async: true,
     errors: [
       "invalid_request",
       "invalid_prompt",
@@ -46,6 +79,7 @@ export const ENDPOINTS: Endpoint[] = [
       "invalid_ratio",
       "invalid_seed",
       "invalid_negative_prompt",
+      ...ASYNC_ERRORS,
       "unauthorized",
       "content_filtered",
       "rate_limited",
@@ -64,8 +98,10 @@ export const ENDPOINTS: Endpoint[] = [
     auth: "key-or-browser",
     request: { contentType: "multipart/form-data", schema: enhanceRequestSchema },
     response: enhanceResponseSchema,
+    async: true,
     errors: [
       "invalid_request",
+      ...ASYNC_ERRORS,
       "invalid_image",
       "invalid_strength",
       "invalid_scale",
@@ -89,6 +125,40 @@ export const ENDPOINTS: Endpoint[] = [
     response: statusResponseSchema,
     errors: ["unauthorized", "rate_limited", "server_error"],
     curl: (o) => `curl ${o}/api/status \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/api/jobs/{id}",
+    summary: "An async job",
+    description:
+      "The job's status, progress and, once finished, its result or error. Only the caller that created it sees it (404 for anyone else). Finished jobs are kept 24 hours. Uses no daily quota; at most 120 job reads a minute.",
+    auth: "key-or-browser",
+    response: jobSchema,
+    errors: JOB_ERRORS,
+    curl: (o) => `curl ${o}/api/jobs/job_… \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/api/jobs/{id}/events",
+    summary: "Follow an async job",
+    description:
+      "Server-sent events: first the current state as a `progress` event (`{ status, progress }`), a `progress` event on each change, then exactly one of `succeeded` (data: the result), `failed` (data: the error) or `canceled`, and the stream closes. A comment line comes at least every 15 s. Works on any instance.",
+    auth: "key-or-browser",
+    response: z.string().meta({ description: "text/event-stream" }),
+    responseType: "text/event-stream",
+    errors: JOB_ERRORS,
+    curl: (o) => `curl -N ${o}/api/jobs/job_…/events \\\n  ${KEY}`,
+  },
+  {
+    method: "delete",
+    path: "/api/jobs/{id}",
+    summary: "Cancel an async job",
+    description:
+      "A queued job is dropped and its unit given back; a running job is stopped where the engine allows and keeps its unit (the cost was spent); a finished job answers 409 `job_finished`. Answers the job record.",
+    auth: "key-or-browser",
+    response: jobSchema,
+    errors: [...JOB_ERRORS, "job_finished"],
+    curl: (o) => `curl -X DELETE ${o}/api/jobs/job_… \\\n  ${KEY}`,
   },
   {
     method: "post",
@@ -180,9 +250,24 @@ export function buildOpenApi(origin: string): JsonSchema {
       "200": {
         description: "Success.",
         headers: refsFor(200),
-        content: { "application/json": { schema: toComponent(ep.response, "output", schemas) } },
+        content: {
+          [ep.responseType ?? "application/json"]: {
+            schema: ep.responseType ? { type: "string" } : toComponent(ep.response, "output", schemas),
+          },
+        },
       },
     };
+    if (ep.async) {
+      responses["202"] = {
+        description: "Accepted as an async job (`Prefer: respond-async`, or a `webhook_url`).",
+        headers: {
+          ...refsFor(202),
+          "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
+          Location: { description: "/api/jobs/{id}", schema: { type: "string" } },
+        },
+        content: { "application/json": { schema: toComponent(jobAcceptedSchema, "output", schemas) } },
+      };
+    }
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of ep.errors) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
     for (const [status, codes] of byStatus) {
@@ -193,7 +278,7 @@ export function buildOpenApi(origin: string): JsonSchema {
       };
     }
     const operation: JsonSchema = {
-      operationId: ep.path.replace("/api/", ""),
+      operationId: `${ep.method}-${ep.path.replace("/api/", "").replace(/[{}]/g, "")}`,
       summary: ep.summary,
       description: ep.description,
       security: ep.auth === "open" ? [] : [{ bearerAuth: [] }, { browser: [] }],
@@ -205,7 +290,9 @@ export function buildOpenApi(origin: string): JsonSchema {
       if (ep.request.example) media.example = ep.request.example;
       operation.requestBody = { required: true, content: { [ep.request.contentType]: media } };
     }
-    paths[ep.path] = { [ep.method]: operation };
+    const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.path.includes("{id}") ? [JOB_ID_PARAMETER] : [])];
+    if (parameters.length > 0) operation.parameters = parameters;
+    paths[ep.path] = { ...paths[ep.path], [ep.method]: operation };
   }
   describePromptLength(schemas);
   allowExtraFields(schemas);
