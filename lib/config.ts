@@ -13,6 +13,7 @@ import {
   type ProviderRouteEnv,
   resolveChains,
 } from "@/lib/engines/routes";
+import { normalizeHost } from "@/lib/webhooks/url";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const optionalText = z
@@ -70,6 +71,16 @@ const envSchema = z
     // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
     ...providerShape(),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
+    WEBHOOK_ALLOW_HOSTS: optionalText.pipe(
+      z
+        .string()
+        .transform((v) => v.split(",").map(normalizeHost).filter(Boolean))
+        .refine((hosts) => hosts.every((h) => net.isIP(h) !== 0 || /^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$/.test(h)), {
+          message: "WEBHOOK_ALLOW_HOSTS must be comma-separated host names or IP addresses, without ports or schemes",
+        })
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -210,6 +221,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,
       providers: providerEnvOf(env),
     },
+    webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
   };
 }
 
