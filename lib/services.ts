@@ -13,6 +13,9 @@ import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
+import type { WebhookOutbox } from "@/lib/store/webhooks";
+import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -28,6 +31,8 @@ export type Services = {
   queues: { generate: WorkQueue; enhance: WorkQueue };
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
+  /** Webhook deliveries waiting for an attempt, in the same backend as the store. */
+  webhooks: WebhookOutbox;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
@@ -58,6 +63,7 @@ function createServices(): Services {
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
+    webhooks: config.upstash ? openUpstashWebhookOutbox(config.upstash) : openSqliteWebhookOutbox(config.dataDir),
   };
 }
 

@@ -28,6 +28,20 @@ const MIGRATIONS: readonly string[] = [
   // 2: pruning finds expired windows through an index; window_start is last in the primary key, so without it
   // every prune scanned the whole table.
   "CREATE INDEX IF NOT EXISTS usage_by_window ON usage (window_start);",
+  // 3: the webhook outbox; workers claim due deliveries through the next_attempt_at index.
+  `CREATE TABLE webhook_deliveries (
+     id TEXT PRIMARY KEY,
+     job_id TEXT NOT NULL,
+     url TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     body TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_status INTEGER,
+     next_attempt_at INTEGER NOT NULL,
+     lease TEXT,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
