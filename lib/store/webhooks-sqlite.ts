@@ -42,6 +42,10 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO webhook_deliveries (id, job_id, url, secret, body, next_attempt_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     ),
+    // A read first, so an idle poll never takes the write lock the quota statements also need.
+    anyDue: db.prepare<[number], { due: number }>(
+      "SELECT 1 AS due FROM webhook_deliveries WHERE next_attempt_at <= ? LIMIT 1",
+    ),
     claim: db.prepare<[number, string, number, number], Row>(
       `UPDATE webhook_deliveries SET next_attempt_at = ?, lease = ?
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?)
@@ -84,7 +88,9 @@ export function openSqliteWebhookOutbox(dataDir: string, opts: RetryOptions = {}
     },
     async claimDue(now, leaseMs, limit) {
       const lease = crypto.randomUUID();
-      const rows = await run("claimDue", (s) => s.claim.all(now + leaseMs, lease, now, limit));
+      const rows = await run("claimDue", (s) =>
+        s.anyDue.get(now) ? s.claim.all(now + leaseMs, lease, now, limit) : [],
+      );
       return rows
         .map((row): ClaimedDelivery => ({ ...toDelivery(row), lease }))
         .sort((a, b) => a.createdAt - b.createdAt);
