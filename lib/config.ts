@@ -7,6 +7,7 @@ import { z } from "zod";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
+import { normalizeHost } from "@/lib/webhooks/url";
 
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const atLeastOne = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
@@ -67,11 +68,19 @@ const envSchema = z
 
     // Generation providers: MODEL_* routes, credentials and base-URL overrides (README, "Providers").
     ...providerShape(),
-    // Host names webhooks may reach over http or on private addresses (local receivers, tests).
-    WEBHOOK_ALLOW_HOSTS: optionalText,
     // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
     JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
+    WEBHOOK_ALLOW_HOSTS: optionalText.pipe(
+      z
+        .string()
+        .transform((v) => v.split(",").map(normalizeHost).filter(Boolean))
+        .refine((hosts) => hosts.every((h) => net.isIP(h) !== 0 || /^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$/.test(h)), {
+          message: "WEBHOOK_ALLOW_HOSTS must be comma-separated host names or IP addresses, without ports or schemes",
+        })
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -208,17 +217,12 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     jobs: { leaseMs: env.JOB_LEASE_MS },
-    webhooks: {
-      allowHosts: (env.WEBHOOK_ALLOW_HOSTS ?? "")
-        .split(",")
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    },
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,
       providers: providerEnvOf(env),
     },
+    webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
   };
 }
 

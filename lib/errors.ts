@@ -74,3 +74,6 @@ export class NotFound extends DomainError {
     super(message);
   }
 }
+
+/** A webhook_url that is not https, carries credentials, or points at an address that is not public; safe to show. */
+export class InvalidWebhookUrl extends DomainError {}

@@ -6,6 +6,8 @@ import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { JobRunner } from "@/lib/jobs/runner";
 import type { HeldUnit } from "@/lib/jobs/types";
+import { ALL_STATUSES } from "@/lib/jobs/types";
+import { announceJob } from "@/lib/jobs/webhook";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
 import { processSingleton } from "@/lib/singleton";
@@ -19,6 +21,10 @@ import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
+import type { WebhookOutbox } from "@/lib/store/webhooks";
+import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
+import { startWebhookWorker } from "@/lib/webhooks";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -36,6 +42,8 @@ export type Services = {
   uploads: ByteBudget;
   jobs: JobStore;
   runner: JobRunner;
+  /** Webhook deliveries waiting for an attempt, in the same backend as the store. */
+  webhooks: WebhookOutbox;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
@@ -60,13 +68,15 @@ function createServices(): Services {
   const config = getConfig();
   const store = openStore(config);
   const jobs = openJobStore(config);
+  const webhooks = config.upstash ? openUpstashWebhookOutbox(config.upstash) : openSqliteWebhookOutbox(config.dataDir);
+  const pepper = loadPepper(config.dataDir, config.keyPepper);
   return {
     config,
     store,
     statusGuard: config.upstash ? createUpstashGuard(config.upstash) : createMemoryWindow(),
     storage: openStorage(config),
     proxies: parseTrustedProxies(config.trustedProxies),
-    pepper: loadPepper(config.dataDir, config.keyPepper),
+    pepper,
     buckets: bucketsOf(config.limits),
     queues: {
       generate: new WorkQueue("generate", config.work.generateConcurrency, config.work.generateQueue),
@@ -74,7 +84,8 @@ function createServices(): Services {
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobs,
-    runner: createJobRunner(config, store, jobs),
+    runner: createJobRunner(config, store, jobs, webhooks, pepper),
+    webhooks,
   };
 }
 
@@ -82,7 +93,13 @@ export function getServices(): Services {
   return processSingleton("services", createServices);
 }
 
-function createJobRunner(config: Config, store: Store, jobs: JobStore): JobRunner {
+function createJobRunner(
+  config: Config,
+  store: Store,
+  jobs: JobStore,
+  webhooks: WebhookOutbox,
+  pepper: string,
+): JobRunner {
   const refund = (units: HeldUnit[]) =>
     Promise.all(units.map((u) => store.refund(u.bucket, u.identity, u.windowStart))).then(() => undefined);
   const runner = new JobRunner({
@@ -92,9 +109,17 @@ function createJobRunner(config: Config, store: Store, jobs: JobStore): JobRunne
       const { code, message } = toApiError(err, jobId);
       return { code, message };
     },
+    onFinished: (job) => void announceJob(webhooks, job, pepper),
     leaseMs: config.jobs.leaseMs,
   });
   // Every live instance sweeps, so the jobs of one that died are failed and refunded by another.
   runner.watch();
+  startWebhookWorker({
+    store: webhooks,
+    allowHosts: config.webhookAllowHosts,
+    onAttempt: async (jobId, webhook) => {
+      await jobs.transition(jobId, ALL_STATUSES, { webhook });
+    },
+  });
   return runner;
 }

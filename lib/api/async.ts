@@ -6,6 +6,7 @@ import type { Caller } from "@/lib/auth/identify";
 import type { JobRunner, JobWork } from "@/lib/jobs/runner";
 import type { JobKind } from "@/lib/jobs/types";
 import type { JobStore, StoredResponse } from "@/lib/store/jobs";
+import { checkWebhookUrl } from "@/lib/webhooks";
 import { ApiError } from "./errors";
 import type { Quota } from "./quota";
 
@@ -19,54 +20,17 @@ export function prefersAsync(req: Request): boolean {
 }
 
 /** The request's mode; a webhook implies async and needs a Pro key and an https URL on a public address. */
-export function asyncModeOf(req: Request, caller: Caller, webhookUrl: string | undefined, allowHosts: string[]) {
+export function asyncModeOf(
+  req: Request,
+  caller: Caller,
+  webhookUrl: string | undefined,
+  allowHosts: readonly string[],
+) {
   if (webhookUrl === undefined) return prefersAsync(req) ? { async: true as const } : { async: false as const };
   if (caller.plan !== "pro") {
     throw new ApiError("invalid_webhook_url", "webhook_url needs a Pro key (Authorization: Bearer <key>).");
   }
   return { async: true as const, webhookUrl: checkWebhookUrl(webhookUrl, allowHosts).toString() };
-}
-
-/** A first check of a webhook URL; the address is checked again, resolved, when the webhook is sent. */
-function checkWebhookUrl(raw: string, allowHosts: string[]): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ApiError("invalid_webhook_url", "webhook_url is not a valid URL.");
-  }
-  const allowed = allowHosts.includes(url.hostname.toLowerCase());
-  if (url.protocol !== "https:" && !(allowed && url.protocol === "http:")) {
-    throw new ApiError("invalid_webhook_url", "webhook_url must use https.");
-  }
-  if (url.username || url.password)
-    throw new ApiError("invalid_webhook_url", "webhook_url must not carry credentials.");
-  if (!allowed && isPrivateLiteral(url.hostname)) {
-    throw new ApiError("invalid_webhook_url", "webhook_url must point at a public address.");
-  }
-  return url;
-}
-
-function isPrivateLiteral(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "localhost" || h.endsWith(".localhost")) return true;
-  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h)?.slice(1).map(Number);
-  if (v4) {
-    const [a, b] = v4;
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      a >= 224
-    );
-  }
-  return (
-    h.includes(":") && (h === "::" || h === "::1" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h) || h.startsWith("::ffff:"))
-  );
 }
 
 /** Accepts the work as a job holding the request's units, and answers 202 with where to follow it. */

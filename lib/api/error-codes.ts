@@ -12,6 +12,10 @@ export const ERROR_CODES = {
   invalid_scale: { status: 400, message: "Scale must be 2 or 4." },
   invalid_email: { status: 400, message: "Please enter a valid email address." },
   invalid_use_case: { status: 400, message: "Use case must be at most 500 characters." },
+  invalid_webhook_url: {
+    status: 400,
+    message: "webhook_url must be an https URL that points at a public address, and needs a Pro key.",
+  },
   image_too_large: { status: 413, message: "The image is too large." },
   unauthorized: { status: 401, message: "A valid API key is required." },
   content_filtered: {
@@ -34,10 +38,6 @@ export const ERROR_CODES = {
   idempotency_mismatch: {
     status: 422,
     message: "This Idempotency-Key was used for a different request. Use a new key for a new request.",
-  },
-  invalid_webhook_url: {
-    status: 400,
-    message: "webhook_url must be an https URL on a public address, and needs a Pro key.",
   },
   method_not_allowed: { status: 405, message: "This method is not allowed on this endpoint." },
 } as const;

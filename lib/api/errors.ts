@@ -5,6 +5,7 @@ import {
   GenerationFailed,
   ImageTooLarge,
   InvalidImage,
+  InvalidWebhookUrl,
   Moderated,
   NotFound,
   QueueFull,
@@ -39,6 +40,7 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof InvalidImage) return new ApiError("invalid_image", err.message);
   if (err instanceof ImageTooLarge) return new ApiError("image_too_large", err.message);
   if (err instanceof Moderated) return new ApiError("content_filtered", err.message);
+  if (err instanceof InvalidWebhookUrl) return new ApiError("invalid_webhook_url", err.message);
   if (err instanceof NotFound) return new ApiError("not_found", err.message);
   if (err instanceof QueueFull) return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
   if (err instanceof ChainExhausted) {

@@ -3,6 +3,7 @@
 export type JobKind = "generate" | "enhance";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 export const ACTIVE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+export const ALL_STATUSES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
 
 export function isFinished(status: JobStatus): boolean {
   return !ACTIVE_STATUSES.includes(status);

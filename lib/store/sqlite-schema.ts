@@ -44,6 +44,20 @@ const MIGRATIONS: readonly string[] = [
      response TEXT,
      expires_ms INTEGER NOT NULL
    );`,
+  // 4: the webhook outbox; workers claim due deliveries through the next_attempt_at index.
+  `CREATE TABLE webhook_deliveries (
+     id TEXT PRIMARY KEY,
+     job_id TEXT NOT NULL,
+     url TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     body TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_status INTEGER,
+     next_attempt_at INTEGER NOT NULL,
+     lease TEXT,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

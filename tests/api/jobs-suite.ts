@@ -1,7 +1,13 @@
 // Async jobs on either store: the life cycle, the event stream, cancel with its quota effects, idempotency, and
 // the jobs of an instance that died.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { Webhook } from "standardwebhooks";
+import { webhookSecretFor } from "@/lib/auth/keys";
 import { type Fakes, startAllFakes } from "../fakes";
 import { type App, createKey, startApp, tempDataDir } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
@@ -22,7 +28,13 @@ export function runJobsSuite(backend: Backend) {
     backends = backend === "upstash" ? await startBackends() : undefined;
     app = await startApp({
       name: `jobs-${backend}`,
-      env: { ...fakes.env, ...backends?.env, GENERATE_CONCURRENCY: "1", GENERATION_TIMEOUT_MS: "30000" },
+      env: {
+        ...fakes.env,
+        ...backends?.env,
+        GENERATE_CONCURRENCY: "1",
+        GENERATION_TIMEOUT_MS: "30000",
+        WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+      },
     });
   });
   after(async () => {
@@ -214,6 +226,85 @@ export function runJobsSuite(backend: Backend) {
       const retried = await generate(app.url, { prompt: "flaky" }, { from, headers });
       assert.equal(retried.status, 200, retried.text);
       assert.equal(retried.headers["idempotent-replayed"], undefined);
+    });
+  });
+
+  describe("webhooks", () => {
+    /** A local receiver that answers the given statuses in turn, then 200, keeping what it got. */
+    async function startReceiver(statuses: number[]) {
+      const got: { headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
+      const server = http.createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => (body += c));
+        req.on("end", () => {
+          got.push({ headers: req.headers, body, at: Date.now() });
+          res.statusCode = statuses.shift() ?? 200;
+          res.end("ok");
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const { port } = server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}/hooks/darkroom`, got, close: () => server.close() };
+    }
+
+    async function secretOf(keyId: string) {
+      const pepper = app.env.KEY_PEPPER ?? fs.readFileSync(path.join(app.dataDir, "key-pepper"), "utf8").trim();
+      return webhookSecretFor(keyId, pepper);
+    }
+
+    it("refuses webhook_url without a Pro key, over http, or on a private address", async () => {
+      const { key } = await createKey(app, "hooks-refused");
+      const pro = { Authorization: `Bearer ${key}` };
+      const cases: [Record<string, string>, string][] = [
+        [BROWSER, "https://hooks.example.com/x"],
+        [pro, "http://hooks.example.com/x"],
+        [pro, "https://10.0.0.7/x"],
+        [pro, "https://[::1]/x"],
+        [pro, "https://169.254.169.254/latest"],
+        [pro, "not a url"],
+      ];
+      for (const [headers, webhook_url] of cases) {
+        const r = await generate(app.url, { prompt: "a hook", webhook_url }, { headers, from: nextIp() });
+        assert.equal(r.status, 400, `${webhook_url}: ${r.text}`);
+        assert.equal(r.json.error.code, "invalid_webhook_url");
+      }
+    });
+
+    it("signs the terminal event as Standard Webhooks specifies, retrying a failing receiver", async () => {
+      const receiver = await startReceiver([500, 503]);
+      try {
+        const { key, id } = await createKey(app, "hooks");
+        const accepted = await generate(
+          app.url,
+          { prompt: "a hooked fish", model: "alpha-schnell", webhook_url: receiver.url },
+          { headers: { Authorization: `Bearer ${key}` } },
+        );
+        assert.equal(accepted.status, 202, accepted.text);
+        const deadline = Date.now() + 60_000;
+        while (receiver.got.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        assert.equal(receiver.got.length, 3, "two failures, then delivered");
+        const verifier = new Webhook(await secretOf(id));
+        const ids = new Set<string>();
+        for (const hit of receiver.got) {
+          const payload = verifier.verify(hit.body, {
+            "webhook-id": String(hit.headers["webhook-id"]),
+            "webhook-timestamp": String(hit.headers["webhook-timestamp"]),
+            "webhook-signature": String(hit.headers["webhook-signature"]),
+          }) as { type: string; data: { id: string; status: string; result: { url: string } } };
+          assert.equal(payload.type, "job.succeeded");
+          assert.equal(payload.data.id, accepted.json.id);
+          assert.equal(payload.data.result.url.startsWith(app.url), true);
+          ids.add(String(hit.headers["webhook-id"]));
+        }
+        assert.equal(ids.size, 1, "one webhook-id across retries");
+        assert.ok(receiver.got[1].at - receiver.got[0].at >= 4000, "retried after about 5 s");
+        const record = await call(accepted.json.status_url, "", { headers: { Authorization: `Bearer ${key}` } });
+        assert.equal(record.json.webhook.attempts, 3);
+        assert.equal(record.json.webhook.last_status, 200);
+        assert.ok(Date.parse(record.json.webhook.delivered_at) > 0);
+      } finally {
+        receiver.close();
+      }
     });
   });
 

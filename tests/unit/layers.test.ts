@@ -5,7 +5,7 @@ import path from "node:path";
 import { it } from "node:test";
 
 const ROOT = path.resolve(__dirname, "../..");
-const DOMAIN = ["lib/engines", "lib/enhance", "lib/status.ts", "lib/store", "lib/storage", "lib/work"];
+const DOMAIN = ["lib/engines", "lib/enhance", "lib/status.ts", "lib/store", "lib/storage", "lib/webhooks", "lib/work"];
 const FORBIDDEN = /^(@\/lib\/api(\/|$)|next(\/|$)|\.\.\/api\/)/;
 
 function sourcesUnder(rel: string): string[] {
@@ -18,7 +18,7 @@ function sourcesUnder(rel: string): string[] {
     .filter((f) => /\.(ts|tsx|cjs|js)$/.test(f));
 }
 
-it("keeps lib/engines, lib/enhance, lib/status, lib/store, lib/storage and lib/work free of HTTP imports", () => {
+it("keeps lib/engines, lib/enhance, lib/status, lib/store, lib/storage, lib/webhooks and lib/work free of HTTP imports", () => {
   const files = DOMAIN.flatMap(sourcesUnder);
   assert.ok(files.length > 40, `found only ${files.length} domain files`);
   const offenders: string[] = [];

@@ -17,7 +17,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
   try {
     const { bytes, webhookUrl, release: _release, ...options } = upload;
     const input: EnhanceInput = { bytes, ...options };
-    const mode = asyncModeOf(req, caller, webhookUrl, svc.config.webhooks.allowHosts);
+    const mode = asyncModeOf(req, caller, webhookUrl, svc.config.webhookAllowHosts);
     const replay = await idempotency.begin(["enhance", sha256(bytes), options, mode]);
     if (replay) return replay;
     const usage = await quota.take();

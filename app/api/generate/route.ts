@@ -17,7 +17,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   const { negative_prompt, webhook_url, ...request } = await parseGenerate(req);
   const input: GenerateInput = { ...request, negativePrompt: negative_prompt };
   assertPromptAllowed(input);
-  const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhooks.allowHosts);
+  const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
   const replay = await idempotency.begin(["generate", input, mode]);
   if (replay) return replay;
   const usage = await quota.take();

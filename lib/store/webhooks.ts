@@ -1,0 +1,61 @@
+// The webhook outbox: deliveries waiting for their next attempt, kept in the store so they survive a restart.
+// SQLite (webhooks-sqlite.ts) and Upstash Redis (webhooks-upstash.ts) both implement it.
+//
+// A worker claims due deliveries with a lease: a claimed delivery is not due again until the lease runs out, so
+// while it holds, no other worker (in this process or another instance) attempts it. A worker that dies mid-attempt
+// leaves its deliveries to be claimed again when the lease ends; that attempt may then reach the receiver twice,
+// which at-least-once delivery allows (the webhook-id stays the same, so the receiver can tell).
+
+export type NewDelivery = {
+  /** The webhook-id, stable across retries. */
+  id: string;
+  jobId: string;
+  url: string;
+  /** The `whsec_…` secret each attempt is signed with. */
+  secret: string;
+  /** The exact bytes to POST (JSON text). */
+  body: string;
+  /** Unix ms of the first attempt. */
+  nextAttemptAt: number;
+  /** Unix ms. */
+  createdAt: number;
+};
+
+export type Delivery = NewDelivery & {
+  /** Attempts made so far. */
+  attempts: number;
+  /** The status of the last answer, or null when there was none (or no attempt yet). */
+  lastStatus: number | null;
+};
+
+export type ClaimedDelivery = Delivery & {
+  /** Proves the claim when the attempt is recorded; a stale claim records nothing. */
+  lease: string;
+};
+
+/** What an attempt leaves behind: another attempt later, or nothing more to do. */
+export type AttemptRecord = {
+  attempts: number;
+  lastStatus: number | null;
+  /** Unix ms of the next attempt, or null when the delivery is finished (delivered, or given up). */
+  retryAt: number | null;
+};
+
+export interface WebhookOutbox {
+  readonly kind: "sqlite" | "upstash";
+  /** Stores a delivery; adding an id that is already there changes nothing. */
+  enqueue(delivery: NewDelivery): Promise<void>;
+  /**
+   * Leases up to `limit` deliveries due at `now` (oldest first) until `now + leaseMs`, and returns them.
+   * Two concurrent calls never return the same delivery while its lease holds.
+   */
+  claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records a claimed delivery's attempt: with `retryAt`, it becomes due again then; without, it is finished and
+   * removed. Returns false, recording nothing, when the lease is no longer this claim's.
+   */
+  recordAttempt(id: string, lease: string, record: AttemptRecord): Promise<boolean>;
+  /** One delivery as stored, or null once it is finished (or never was). */
+  get(id: string): Promise<Delivery | null>;
+  close(): Promise<void>;
+}

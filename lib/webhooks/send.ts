@@ -1,0 +1,183 @@
+// One delivery attempt. The URL is checked again, its host resolved and every address judged before anything is
+// sent, and the connection goes to exactly those addresses, so DNS rebinding cannot swap in a private one.
+// Redirects are never followed; the whole attempt has one deadline; at most 64 KB of the answer is read.
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { InvalidWebhookUrl } from "@/lib/errors";
+import { classifyAddress } from "./address";
+import { checkWebhookUrl, isAllowedHost, normalizeHost } from "./url";
+
+export type ResolvedAddress = { address: string; family: number };
+/** Every address a host name resolves to. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export type SendOptions = {
+  url: string;
+  body: string;
+  /** The signed webhook-* headers. */
+  headers: Record<string, string>;
+  /** WEBHOOK_ALLOW_HOSTS: these hosts may use http and sit on any address. */
+  allowHosts: readonly string[];
+  /**
+   * The deadline for the whole attempt: resolving, connecting, sending and reading the answer.
+   * @default 10_000
+   */
+  timeoutMs?: number;
+  /**
+   * Bytes of the answer read before the connection is dropped.
+   * @default 65_536
+   */
+  maxResponseBytes?: number;
+  /** Defaults to the system resolver (getaddrinfo, as a plain connect would use). */
+  resolve?: Resolver;
+};
+
+export type SendResult = {
+  /** The receiver's HTTP status, or null when there was no answer. */
+  status: number | null;
+  /** Bytes of the answer body read (never more than maxResponseBytes). */
+  bytesRead: number;
+  /** Why nothing was sent: the URL or an address it resolves to is not allowed. Not worth retrying. */
+  refused?: string;
+  /** Why no answer came: a timeout, a network error or a failed resolution. Worth retrying. */
+  error?: string;
+};
+
+export function isDelivered(result: SendResult): boolean {
+  return result.status !== null && result.status >= 200 && result.status < 300;
+}
+
+export async function sendWebhook(opts: SendOptions): Promise<SendResult> {
+  let url: URL;
+  try {
+    url = checkWebhookUrl(opts.url, opts.allowHosts);
+  } catch (err) {
+    if (err instanceof InvalidWebhookUrl) return { status: null, bytesRead: 0, refused: err.message };
+    throw err;
+  }
+  const host = normalizeHost(url.hostname);
+  const anyAddress = isAllowedHost(host, opts.allowHosts);
+  const controller = new AbortController();
+  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await resolveHost(host, opts.resolve ?? resolveWithSystem, controller.signal);
+    } catch (err) {
+      return { status: null, bytesRead: 0, error: `could not resolve ${host}: ${messageOf(err)}` };
+    }
+    if (!anyAddress) {
+      for (const { address } of addresses) {
+        const kind = classifyAddress(address);
+        if (kind !== "public")
+          return { status: null, bytesRead: 0, refused: `${host} is at ${address}, a ${kind} address` };
+      }
+    }
+    return await post(url, host, addresses, opts, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function resolveHost(host: string, resolve: Resolver, signal: AbortSignal): Promise<ResolvedAddress[]> {
+  const family = net.isIP(host);
+  if (family !== 0) return [{ address: host, family }];
+  // A lookup cannot be cancelled, but the attempt stops waiting for it at the deadline.
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  const addresses = await Promise.race([resolve(host), aborted]);
+  if (addresses.length === 0) throw new Error("no address");
+  return addresses;
+}
+
+async function resolveWithSystem(hostname: string): Promise<ResolvedAddress[]> {
+  return dns.promises.lookup(hostname, { all: true, verbatim: true });
+}
+
+function post(
+  url: URL,
+  host: string,
+  addresses: ResolvedAddress[],
+  opts: SendOptions,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const body = Buffer.from(opts.body, "utf8");
+  return new Promise((resolve) => {
+    let status: number | null = null;
+    let bytesRead = 0;
+    let settled = false;
+    const settle = (error?: string) => {
+      if (settled) return;
+      settled = true;
+      // Whatever is left of the answer is not read: the connection goes.
+      req.destroy();
+      resolve(error && status === null ? { status, bytesRead, error } : { status, bytesRead });
+    };
+    const client = url.protocol === "https:" ? https : http;
+    const req = client.request(
+      {
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        headers: {
+          ...opts.headers,
+          "content-type": "application/json",
+          "content-length": String(body.length),
+          "user-agent": "Darkroom-Webhooks/1.1",
+        },
+        // A connection of its own, closed after the attempt: nothing pooled can outlive the address check.
+        agent: false,
+        lookup: pinnedLookup(addresses),
+        signal,
+      },
+      (res) => {
+        status = res.statusCode ?? null;
+        res.on("data", (chunk: Buffer) => {
+          bytesRead = Math.min(maxBytes, bytesRead + chunk.length);
+          if (bytesRead >= maxBytes) settle();
+        });
+        res.on("end", () => settle());
+        res.on("error", (err) => settle(messageOf(err)));
+        res.on("close", () => settle());
+      },
+    );
+    req.on("error", (err) => settle(signal.aborted ? messageOf(signal.reason) : messageOf(err)));
+    req.end(body);
+  });
+}
+
+/** A lookup that answers with the addresses already checked, instead of asking DNS a second time. */
+function pinnedLookup(addresses: ResolvedAddress[]): net.LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = options.family;
+    const wanted = family === 4 || family === "IPv4" ? 4 : family === 6 || family === "IPv6" ? 6 : 0;
+    const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
+    if (usable.length === 0) {
+      const err = Object.assign(new Error(`no IPv${wanted} address`), { code: "ENOTFOUND" });
+      callback(err, "", 0);
+      return;
+    }
+    if (options.all) callback(null, usable);
+    else callback(null, usable[0].address, usable[0].family);
+  };
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === "string" ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}

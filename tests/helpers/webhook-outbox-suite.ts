@@ -1,0 +1,219 @@
+// One behaviour suite for every WebhookOutbox backend: claims under a lease, recorded attempts, persistence across
+// a reopen, and two workers that never make the same attempt twice.
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import type { NewDelivery, WebhookOutbox } from "@/lib/store/webhooks";
+import { createWebhookWorker, type WebhookAttempt } from "@/lib/webhooks/worker";
+
+/** An isolated outbox (its own file or key namespace); each `open()` is a new connection to the same data. */
+export type OutboxBackend = { open(): WebhookOutbox; dispose?(): Promise<void> };
+
+export type OutboxSuiteOptions = { skip?: string | false };
+
+const LEASE_MS = 60_000;
+
+export function runWebhookOutboxSuite(
+  name: string,
+  createBackend: () => Promise<OutboxBackend>,
+  opts: OutboxSuiteOptions = {},
+): void {
+  describe(`WebhookOutbox contract: ${name}`, { skip: opts.skip || false }, () => {
+    const opened: WebhookOutbox[] = [];
+    const backends: OutboxBackend[] = [];
+    const fresh = async () => {
+      const backend = await createBackend();
+      backends.push(backend);
+      const open = () => {
+        const outbox = backend.open();
+        opened.push(outbox);
+        return outbox;
+      };
+      return { backend, open };
+    };
+    after(async () => {
+      for (const o of opened) await o.close().catch(() => undefined);
+      for (const b of backends) await b.dispose?.();
+    });
+
+    const T0 = 1_700_000_000_000;
+    const delivery = (n: number, over: Partial<NewDelivery> = {}): NewDelivery => ({
+      id: `msg_${n}_${crypto.randomBytes(4).toString("hex")}`,
+      jobId: `job_${n}`,
+      url: "https://hooks.example.com/in",
+      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      body: JSON.stringify({ type: "job.succeeded", n }),
+      nextAttemptAt: T0,
+      createdAt: T0 + n,
+      ...over,
+    });
+
+    it("stores a delivery, and a second enqueue of its id changes nothing", async () => {
+      const { open } = await fresh();
+      const outbox = open();
+      const d = delivery(1);
+      await outbox.enqueue(d);
+      await outbox.enqueue({ ...d, body: "{}", nextAttemptAt: T0 + 999 });
+      assert.deepEqual(await outbox.get(d.id), { ...d, attempts: 0, lastStatus: null });
+      assert.equal(await outbox.get("msg_none"), null);
+    });
+
+    it("claims only what is due, oldest first, up to the limit", async () => {
+      const { open } = await fresh();
+      const outbox = open();
+      const due = [delivery(3), delivery(1), delivery(2)];
+      for (const d of due) await outbox.enqueue(d);
+      await outbox.enqueue(delivery(4, { nextAttemptAt: T0 + 5_000 }));
+
+      assert.deepEqual(await outbox.claimDue(T0 - 1, LEASE_MS, 10), []);
+      const first = await outbox.claimDue(T0, LEASE_MS, 2);
+      assert.equal(first.length, 2);
+      const second = await outbox.claimDue(T0, LEASE_MS, 10);
+      assert.equal(second.length, 1);
+      const ids = [...first, ...second].map((d) => d.id).sort();
+      assert.deepEqual(ids, due.map((d) => d.id).sort());
+      assert.deepEqual(
+        first.map((d) => d.createdAt),
+        [...first.map((d) => d.createdAt)].sort((a, b) => a - b),
+      );
+      assert.equal(first[0].secret, due[0].secret);
+      assert.equal(first[0].attempts, 0);
+    });
+
+    it("keeps a claimed delivery from every other claim until the lease runs out", async () => {
+      const { open } = await fresh();
+      const a = open();
+      const b = open();
+      const d = delivery(1);
+      await a.enqueue(d);
+      const [claimed] = await a.claimDue(T0, LEASE_MS, 10);
+      assert.equal(claimed.id, d.id);
+      assert.deepEqual(await b.claimDue(T0 + LEASE_MS - 1, LEASE_MS, 10), []);
+      assert.deepEqual(await a.claimDue(T0 + LEASE_MS - 1, LEASE_MS, 10), []);
+
+      // The holder died: the delivery is claimed again, and the old lease can no longer record anything.
+      const [again] = await b.claimDue(T0 + LEASE_MS, LEASE_MS, 10);
+      assert.equal(again.id, d.id);
+      assert.notEqual(again.lease, claimed.lease);
+      assert.equal(await a.recordAttempt(d.id, claimed.lease, { attempts: 1, lastStatus: 200, retryAt: null }), false);
+      assert.notEqual(await b.get(d.id), null);
+      assert.equal(await b.recordAttempt(d.id, again.lease, { attempts: 1, lastStatus: 200, retryAt: null }), true);
+      assert.equal(await a.get(d.id), null);
+    });
+
+    it("reschedules a failed attempt, and removes a finished delivery", async () => {
+      const { open } = await fresh();
+      const outbox = open();
+      const d = delivery(1);
+      await outbox.enqueue(d);
+      const [c1] = await outbox.claimDue(T0, LEASE_MS, 10);
+      assert.equal(
+        await outbox.recordAttempt(d.id, c1.lease, { attempts: 1, lastStatus: 500, retryAt: T0 + 5_000 }),
+        true,
+      );
+      assert.deepEqual(await outbox.get(d.id), { ...d, attempts: 1, lastStatus: 500, nextAttemptAt: T0 + 5_000 });
+      // Recording twice with one lease does nothing more.
+      assert.equal(await outbox.recordAttempt(d.id, c1.lease, { attempts: 1, lastStatus: 500, retryAt: T0 }), false);
+      assert.deepEqual(await outbox.claimDue(T0 + 4_999, LEASE_MS, 10), []);
+
+      const [c2] = await outbox.claimDue(T0 + 5_000, LEASE_MS, 10);
+      assert.equal(c2.attempts, 1);
+      assert.equal(c2.lastStatus, 500);
+      assert.equal(
+        await outbox.recordAttempt(d.id, c2.lease, { attempts: 2, lastStatus: null, retryAt: T0 + 40_000 }),
+        true,
+      );
+      assert.equal((await outbox.get(d.id))?.lastStatus, null);
+
+      const [c3] = await outbox.claimDue(T0 + 40_000, LEASE_MS, 10);
+      assert.equal(c3.attempts, 2);
+      assert.equal(await outbox.recordAttempt(d.id, c3.lease, { attempts: 3, lastStatus: 204, retryAt: null }), true);
+      assert.equal(await outbox.get(d.id), null);
+      assert.deepEqual(await outbox.claimDue(T0 + 10 * LEASE_MS, LEASE_MS, 10), []);
+    });
+
+    it("never hands one delivery to two parallel claims", async () => {
+      const { open } = await fresh();
+      const a = open();
+      const b = open();
+      const all = Array.from({ length: 30 }, (_, i) => delivery(i));
+      await Promise.all(all.map((d) => a.enqueue(d)));
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claimDue(T0, LEASE_MS, 5)));
+      const ids = claims.flat().map((d) => d.id);
+      assert.equal(new Set(ids).size, ids.length, "a delivery was claimed twice");
+      assert.deepEqual(ids.sort(), all.map((d) => d.id).sort());
+    });
+
+    it("keeps a pending delivery across closing and reopening", async () => {
+      const { open } = await fresh();
+      const first = open();
+      const d = delivery(1);
+      await first.enqueue(d);
+      const [claimed] = await first.claimDue(T0, LEASE_MS, 10);
+      await first.recordAttempt(d.id, claimed.lease, { attempts: 1, lastStatus: 503, retryAt: T0 + 5_000 });
+      await first.close();
+
+      const reopened = open();
+      assert.deepEqual(await reopened.get(d.id), { ...d, attempts: 1, lastStatus: 503, nextAttemptAt: T0 + 5_000 });
+      const [again] = await reopened.claimDue(T0 + 5_000, LEASE_MS, 10);
+      assert.equal(again.id, d.id);
+      assert.equal(again.body, d.body);
+    });
+
+    describe("two workers on one outbox", () => {
+      let server: http.Server;
+      let url: string;
+      const seen = new Map<string, number>();
+      before(async () => {
+        server = http.createServer((req, res) => {
+          const id = String(req.headers["webhook-id"]);
+          seen.set(id, (seen.get(id) ?? 0) + 1);
+          req.resume();
+          // A little latency, so the two workers' attempts overlap.
+          req.on("end", () => setTimeout(() => res.end("ok"), 5));
+        });
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      });
+      after(async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      });
+
+      it("deliver each delivery exactly once", async () => {
+        const { open } = await fresh();
+        const a = open();
+        const b = open();
+        const now = Date.now();
+        const all = Array.from({ length: 24 }, (_, i) => delivery(i, { url, nextAttemptAt: now, createdAt: now }));
+        await Promise.all(all.map((d) => a.enqueue(d)));
+        const reports: Array<[string, WebhookAttempt]> = [];
+        const onAttempt = (jobId: string, attempt: WebhookAttempt) => {
+          reports.push([jobId, attempt]);
+        };
+        const workers = [a, b].map((store) =>
+          createWebhookWorker({ store, onAttempt, allowHosts: ["127.0.0.1"], concurrency: 4 }),
+        );
+        for (let round = 0; round < 50; round++) {
+          const made = await Promise.all(workers.map((w) => w.runDue()));
+          if (made[0] + made[1] === 0) break;
+        }
+        assert.deepEqual([...seen.keys()].sort(), all.map((d) => d.id).sort());
+        assert.deepEqual(
+          [...seen.values()].filter((n) => n !== 1),
+          [],
+          "an attempt was made twice",
+        );
+        assert.equal(reports.length, all.length);
+        for (const [, attempt] of reports) {
+          assert.equal(attempt.attempts, 1);
+          assert.equal(attempt.last_status, 200);
+          assert.ok(attempt.delivered_at);
+        }
+        for (const d of all) assert.equal(await a.get(d.id), null);
+      });
+    });
+  });
+}

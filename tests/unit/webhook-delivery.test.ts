@@ -1,0 +1,521 @@
+// Webhook delivery end to end against real receivers on 127.0.0.1: signatures checked by the standardwebhooks
+// verifier, the retry schedule on an injected clock, redirects not followed, the attempt deadline, the 64 KB read
+// cap, and private addresses refused before any connection (with a tripwire that stops one if the guard slips).
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { Webhook } from "standardwebhooks";
+import type { WebhookOutbox } from "@/lib/store/webhooks";
+import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "@/lib/webhooks/schedule";
+import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES, type Resolver, sendWebhook } from "@/lib/webhooks/send";
+import { newWebhookSecret, signWebhook } from "@/lib/webhooks/sign";
+import { createWebhookWorker, enqueueWebhook, startWebhookWorker, type WebhookAttempt } from "@/lib/webhooks/worker";
+import { armLoopbackOnly, type Tripwire } from "@/tests/helpers/loopback-only";
+
+type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
+type Receiver = { url: string; seen: Seen[]; server: http.Server; close(): Promise<void> };
+
+/** A receiver on 127.0.0.1; `answer` gets the request's index (0-based) and writes the response. */
+async function startReceiver(answer: (res: http.ServerResponse, index: number, seen: Seen) => void): Promise<Receiver> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const entry = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
+      seen.push(entry);
+      answer(res, seen.length - 1, entry);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/darkroom?source=test`,
+    seen,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const ALLOW = ["127.0.0.1"];
+const body = (n = 1) =>
+  JSON.stringify({ type: "job.succeeded", timestamp: new Date().toISOString(), data: { id: `job_${n}` } });
+const headersFor = (payload: string) => signWebhook({ id: "msg_test", secret: newWebhookSecret(), body: payload });
+const stubResolver =
+  (answers: Record<string, string[]>, calls: string[] = []): Resolver =>
+  async (host) => {
+    calls.push(host);
+    const list = answers[host];
+    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+    return list.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-webhooks-"));
+let tripwire: Tripwire;
+before(() => {
+  tripwire = armLoopbackOnly();
+});
+after(() => {
+  tripwire.disarm();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+afterEach(() => {
+  assert.deepEqual(tripwire.blocked, [], "a connection to a non-loopback address was attempted");
+});
+
+let outbox: WebhookOutbox;
+beforeEach(() => {
+  outbox = openSqliteWebhookOutbox(fs.mkdtempSync(path.join(root, "db-")));
+});
+afterEach(async () => {
+  await outbox.close();
+});
+
+describe("the tripwire", () => {
+  it("stops connects to non-loopback addresses before they leave", async () => {
+    try {
+      // 192.0.2.0/24 is documentation space: never routed, even if the tripwire failed.
+      const result = await sendWebhook({
+        url: "http://doc.test/",
+        body: "{}",
+        headers: {},
+        allowHosts: ["doc.test"],
+        resolve: stubResolver({ "doc.test": ["192.0.2.1"] }),
+      });
+      assert.equal(result.status, null);
+      assert.match(result.error ?? "", /tripwire/);
+      assert.deepEqual(tripwire.blocked, ["192.0.2.1"]);
+    } finally {
+      tripwire.blocked.length = 0;
+    }
+  });
+});
+
+describe("a receiver that fails twice, then accepts", () => {
+  it("gets three signed attempts on the retry schedule, and onAttempt reports each", async () => {
+    const receiver = await startReceiver((res, i) => {
+      res.statusCode = i < 2 ? 500 : 200;
+      res.end(i < 2 ? "not yet" : "ok");
+    });
+    try {
+      const secret = newWebhookSecret();
+      const payload = body();
+      const start = Date.now();
+      let clock = start;
+      const reports: Array<[string, WebhookAttempt]> = [];
+      const worker = createWebhookWorker({
+        store: outbox,
+        allowHosts: ALLOW,
+        now: () => clock,
+        random: () => 0.5,
+        onAttempt: (jobId, attempt) => {
+          reports.push([jobId, attempt]);
+        },
+      });
+      const id = await enqueueWebhook(outbox, { jobId: "job_abc", url: receiver.url, secret, body: payload }, clock);
+
+      assert.equal(await worker.runDue(), 1);
+      clock = start + RETRY_DELAYS_MS[0] - 1;
+      assert.equal(await worker.runDue(), 0);
+      clock = start + RETRY_DELAYS_MS[0];
+      assert.equal(await worker.runDue(), 1);
+      clock += RETRY_DELAYS_MS[1];
+      assert.equal(await worker.runDue(), 1);
+      const deliveredAt = clock;
+      clock += 24 * 3600_000;
+      assert.equal(await worker.runDue(), 0);
+      assert.equal(await outbox.get(id), null);
+
+      assert.equal(receiver.seen.length, 3);
+      for (const seen of receiver.seen) {
+        assert.equal(seen.method, "POST");
+        assert.equal(seen.url, "/hooks/darkroom?source=test");
+        assert.equal(seen.headers["content-type"], "application/json");
+        assert.equal(seen.body, payload);
+        // The same id on every retry; each attempt signed afresh.
+        assert.equal(seen.headers["webhook-id"], id);
+        assert.deepEqual(
+          new Webhook(secret).verify(seen.body, seen.headers as Record<string, string>),
+          JSON.parse(payload),
+        );
+      }
+      assert.deepEqual(
+        receiver.seen.map((s) => Number(s.headers["webhook-timestamp"]) - Math.floor(start / 1000)),
+        [0, 5, 35],
+      );
+      assert.deepEqual(reports, [
+        ["job_abc", { attempts: 1, last_status: 500, delivered_at: null }],
+        ["job_abc", { attempts: 2, last_status: 500, delivered_at: null }],
+        ["job_abc", { attempts: 3, last_status: 200, delivered_at: new Date(deliveredAt).toISOString() }],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("the retry schedule", () => {
+  it("is about 5 s, 30 s, 2 min, 10 min and 30 min, then nothing", () => {
+    assert.deepEqual(RETRY_DELAYS_MS, [5_000, 30_000, 120_000, 600_000, 1_800_000]);
+    assert.equal(MAX_ATTEMPTS, 6);
+    for (let attempts = 1; attempts <= 5; attempts++) {
+      const base: number = RETRY_DELAYS_MS[attempts - 1];
+      assert.equal(
+        nextRetryAt(attempts, 1000, () => 0.5),
+        1000 + base,
+      );
+      // Jitter stays within 10% either way.
+      assert.equal(
+        nextRetryAt(attempts, 0, () => 0),
+        Math.round(base * 0.9),
+      );
+      assert.ok((nextRetryAt(attempts, 0, () => 0.999_999) ?? 0) <= Math.round(base * 1.1));
+    }
+    assert.equal(nextRetryAt(6, 1000), null);
+  });
+
+  it("makes six attempts against a receiver that never accepts, then gives up", async () => {
+    const receiver = await startReceiver((res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    try {
+      const start = Date.now();
+      let clock = start;
+      const reports: WebhookAttempt[] = [];
+      const worker = createWebhookWorker({
+        store: outbox,
+        allowHosts: ALLOW,
+        now: () => clock,
+        random: () => 0.5,
+        onAttempt: (_, attempt) => {
+          reports.push(attempt);
+        },
+      });
+      const id = await enqueueWebhook(
+        outbox,
+        { jobId: "job_x", url: receiver.url, secret: newWebhookSecret(), body: body() },
+        clock,
+      );
+      const attemptTimes: number[] = [];
+      // Step the clock a second at a time up to an hour: attempts happen exactly when due, never early.
+      for (let t = 0; t <= 3600; t++) {
+        clock = start + t * 1000;
+        const made = await worker.runDue();
+        for (let i = 0; i < made; i++) attemptTimes.push(t);
+      }
+      assert.deepEqual(attemptTimes, [0, 5, 35, 155, 755, 2555]);
+      assert.equal(receiver.seen.length, 6);
+      assert.equal(new Set(receiver.seen.map((s) => s.headers["webhook-id"])).size, 1);
+      assert.deepEqual(
+        reports,
+        [1, 2, 3, 4, 5, 6].map((attempts) => ({ attempts, last_status: 503, delivered_at: null })),
+      );
+      assert.equal(await outbox.get(id), null);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("retries a network error with last_status null", async () => {
+    const receiver = await startReceiver(() => undefined);
+    const url = receiver.url;
+    await receiver.close(); // nothing listens there now: connection refused
+    let clock = Date.now();
+    const reports: WebhookAttempt[] = [];
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      now: () => clock,
+      random: () => 0.5,
+      onAttempt: (_, a) => {
+        reports.push(a);
+      },
+    });
+    const id = await enqueueWebhook(outbox, { jobId: "job_n", url, secret: newWebhookSecret(), body: body() }, clock);
+    assert.equal(await worker.runDue(), 1);
+    assert.deepEqual(reports, [{ attempts: 1, last_status: null, delivered_at: null }]);
+    const stored = await outbox.get(id);
+    assert.equal(stored?.attempts, 1);
+    assert.equal(stored?.nextAttemptAt, clock + 5_000);
+    clock += 5_000;
+    assert.equal(await worker.runDue(), 1);
+  });
+});
+
+describe("one attempt", () => {
+  it("does not follow a redirect, and counts it as a failed attempt", async () => {
+    const receiver = await startReceiver((res, _i, seen) => {
+      if (seen.url.startsWith("/elsewhere")) {
+        res.end("followed");
+        return;
+      }
+      res.writeHead(302, { location: "/elsewhere" });
+      res.end();
+    });
+    try {
+      const payload = body();
+      const result = await sendWebhook({
+        url: receiver.url,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ALLOW,
+      });
+      assert.equal(result.status, 302);
+      assert.equal(receiver.seen.length, 1);
+
+      const clock = Date.now();
+      const reports: WebhookAttempt[] = [];
+      const worker = createWebhookWorker({
+        store: outbox,
+        allowHosts: ALLOW,
+        now: () => clock,
+        random: () => 0.5,
+        onAttempt: (_, a) => {
+          reports.push(a);
+        },
+      });
+      const id = await enqueueWebhook(
+        outbox,
+        { jobId: "job_r", url: receiver.url, secret: newWebhookSecret(), body: payload },
+        clock,
+      );
+      await worker.runDue();
+      assert.deepEqual(reports, [{ attempts: 1, last_status: 302, delivered_at: null }]);
+      assert.equal((await outbox.get(id))?.nextAttemptAt, clock + 5_000);
+      assert.deepEqual(
+        receiver.seen.map((s) => s.url),
+        ["/hooks/darkroom?source=test", "/hooks/darkroom?source=test"],
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("gives up on a receiver that answers too slowly, at the deadline", async () => {
+    assert.equal(ATTEMPT_TIMEOUT_MS, 10_000);
+    const answered: Array<() => void> = [];
+    const receiver = await startReceiver((res) => {
+      answered.push(() => res.end("late"));
+    });
+    try {
+      const payload = body();
+      const started = performance.now();
+      const result = await sendWebhook({
+        url: receiver.url,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ALLOW,
+        timeoutMs: 300,
+      });
+      const took = performance.now() - started;
+      assert.equal(result.status, null);
+      assert.match(result.error ?? "", /no answer within 300 ms/);
+      assert.ok(took >= 290 && took < 3000, `took ${took} ms`);
+      assert.equal(receiver.seen.length, 1, "the request reached the receiver");
+    } finally {
+      for (const answer of answered) answer();
+      await receiver.close();
+    }
+  });
+
+  it("reads at most 64 KB of a huge answer, then drops the connection", async () => {
+    const total = 256 * 1024 * 1024;
+    let written = 0;
+    let closedEarly = false;
+    const receiver = await startReceiver((res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(total) });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      res.on("close", () => {
+        closedEarly = written < total;
+      });
+      const pump = () => {
+        while (written < total && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) {
+            res.once("drain", pump);
+            return;
+          }
+        }
+        if (!res.destroyed) res.end();
+      };
+      pump();
+    });
+    try {
+      const payload = body();
+      const result = await sendWebhook({
+        url: receiver.url,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ALLOW,
+      });
+      assert.equal(result.status, 200);
+      assert.equal(result.bytesRead, MAX_RESPONSE_BYTES);
+      // The server sees the connection go long before its body is through.
+      for (let i = 0; i < 100 && !closedEarly; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(closedEarly, "the connection was not dropped");
+      assert.ok(written < 64 * 1024 * 1024, `the server wrote ${written} bytes`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("connects to the address it checked, not to a second lookup", async () => {
+    const receiver = await startReceiver((res) => res.end("ok"));
+    try {
+      const port = new URL(receiver.url).port;
+      const calls: string[] = [];
+      const payload = body();
+      // receiver.test exists only in this resolver: the connection can only have used its answer.
+      const result = await sendWebhook({
+        url: `http://receiver.test:${port}/in`,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ["receiver.test"],
+        resolve: stubResolver({ "receiver.test": ["127.0.0.1"] }, calls),
+      });
+      assert.equal(result.status, 200);
+      assert.deepEqual(calls, ["receiver.test"]);
+      assert.equal(receiver.seen[0].headers.host, `receiver.test:${port}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("the SSRF guard at send time", () => {
+  const refusedWithoutConnecting = async (
+    url: string,
+    answers: Record<string, string[]>,
+    allowHosts: string[] = [],
+  ) => {
+    const before = tripwire.connects;
+    const payload = body();
+    const result = await sendWebhook({
+      url,
+      body: payload,
+      headers: headersFor(payload),
+      allowHosts,
+      resolve: stubResolver(answers),
+    });
+    assert.equal(result.status, null);
+    assert.equal(tripwire.connects, before, "a connection was attempted");
+    return result;
+  };
+
+  it("refuses a name that resolves to a private address, before connecting", async () => {
+    const result = await refusedWithoutConnecting("https://hooks.example.test/in", {
+      "hooks.example.test": ["10.0.0.1"],
+    });
+    assert.equal(result.refused, "hooks.example.test is at 10.0.0.1, a private address");
+  });
+
+  it("refuses when any of the addresses is not public", async () => {
+    for (const bad of ["169.254.169.254", "127.0.0.1", "::1", "fd00::1", "::ffff:10.1.2.3", "100.64.1.1", "0.0.0.0"]) {
+      const result = await refusedWithoutConnecting("https://multi.example.test/", {
+        "multi.example.test": ["203.0.114.7", bad],
+      });
+      assert.match(result.refused ?? "", new RegExp(`is at ${bad.replace(/[.]/g, "\\.")}, a `));
+    }
+  });
+
+  it("refuses a loopback name that is not allow-listed, and an http URL that no longer is", async () => {
+    const loop = await refusedWithoutConnecting("https://sneaky.example.test/", {
+      "sneaky.example.test": ["127.0.0.1"],
+    });
+    assert.match(loop.refused ?? "", /loopback/);
+    const http = await refusedWithoutConnecting("http://127.0.0.1:9/", {});
+    assert.match(http.refused ?? "", /https/);
+  });
+
+  it("counts a refusal as a failed attempt that is not retried", async () => {
+    let clock = Date.now();
+    const reports: WebhookAttempt[] = [];
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: [],
+      now: () => clock,
+      resolve: stubResolver({ "hooks.example.test": ["10.0.0.1"] }),
+      onAttempt: (_, a) => {
+        reports.push(a);
+      },
+    });
+    const before = tripwire.connects;
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => lines.push(line);
+    let id: string;
+    try {
+      id = await enqueueWebhook(
+        outbox,
+        { jobId: "job_p", url: "https://hooks.example.test/in", secret: newWebhookSecret(), body: body() },
+        clock,
+      );
+      assert.equal(await worker.runDue(), 1);
+    } finally {
+      console.log = log;
+    }
+    assert.equal(tripwire.connects, before);
+    assert.deepEqual(reports, [{ attempts: 1, last_status: null, delivered_at: null }]);
+    assert.equal(await outbox.get(id), null);
+    clock += 3600_000;
+    assert.equal(await worker.runDue(), 0);
+    const warning = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "webhook refused; not retried");
+    assert.equal(warning?.level, "warn");
+    assert.equal(warning?.job_id, "job_p");
+  });
+});
+
+describe("the running worker", () => {
+  it("delivers an enqueued webhook at once, without waiting for the poll", async () => {
+    const receiver = await startReceiver((res) => res.end("ok"));
+    const reports: WebhookAttempt[] = [];
+    let onDelivered = () => {};
+    const delivered = new Promise<void>((resolve) => {
+      onDelivered = resolve;
+    });
+    const worker = startWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      pollMs: 60_000,
+      onAttempt: (_, a) => {
+        reports.push(a);
+        onDelivered();
+      },
+    });
+    try {
+      const secret = newWebhookSecret();
+      const payload = body();
+      const started = performance.now();
+      // The first poll runs at start; this enqueue comes after it, so only the wake-up can deliver it in time.
+      await new Promise((r) => setTimeout(r, 100));
+      const id = await enqueueWebhook(outbox, { jobId: "job_live", url: receiver.url, secret, body: payload });
+      const late = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("not delivered within 10 s")), 10_000).unref(),
+      );
+      await Promise.race([delivered, late]);
+      assert.ok(performance.now() - started < 10_000);
+      assert.equal(reports[0].attempts, 1);
+      assert.equal(reports[0].last_status, 200);
+      assert.ok(reports[0].delivered_at);
+      assert.equal(receiver.seen[0].headers["webhook-id"], id);
+      new Webhook(secret).verify(receiver.seen[0].body, receiver.seen[0].headers as Record<string, string>);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+});

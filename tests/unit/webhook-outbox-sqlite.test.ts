@@ -1,0 +1,45 @@
+// The webhook outbox contract on the embedded SQLite file, plus the schema migration that adds its table.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, it } from "node:test";
+import Database from "better-sqlite3";
+import { DB_FILE, openSqliteStore } from "@/lib/store/sqlite";
+import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
+import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-outbox-"));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
+
+runWebhookOutboxSuite("sqlite", async () => {
+  const dir = freshDir();
+  return { open: () => openSqliteWebhookOutbox(dir) };
+});
+
+it("adds the outbox table to a file the store already opened at version 2", async () => {
+  const dir = freshDir();
+  const file = path.join(dir, DB_FILE);
+  // A file as the previous release left it: version 2, without the outbox.
+  const first = openSqliteStore(dir);
+  assert.equal(await first.ping(), true);
+  await first.close();
+  const old = new Database(file);
+  old.exec("DROP TABLE webhook_deliveries");
+  old.pragma("user_version = 2");
+  old.close();
+
+  const store = openSqliteStore(dir);
+  assert.equal(await store.ping(), true);
+  const outbox = openSqliteWebhookOutbox(dir);
+  assert.equal(await outbox.get("msg_x"), null);
+  const db = new Database(file, { readonly: true });
+  assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
+  const columns = db.prepare<[], { name: string }>("PRAGMA table_info(webhook_deliveries)").all();
+  assert.ok(columns.some((c) => c.name === "next_attempt_at"));
+  db.close();
+  await outbox.close();
+  await store.close();
+});
