@@ -26,7 +26,13 @@ export type Endpoint = {
   async?: boolean;
   errors: ErrorCode[];
   curl: (origin: string) => string;
+  /** The docs page's anchor, when the path alone is not unique (several methods, path parameters). */
+  anchor?: string;
 };
+
+export function anchorOf(ep: Endpoint): string {
+  return ep.anchor ?? ep.path.replace("/api/", "");
+}
 
 const JOB_ERRORS: ErrorCode[] = ["unauthorized", "not_found", "rate_limited", "server_error"];
 const ASYNC_ERRORS: ErrorCode[] = ["invalid_webhook_url", "idempotency_in_progress", "idempotency_mismatch"];
@@ -129,6 +135,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/api/jobs/{id}",
+    anchor: "jobs-get",
     summary: "An async job",
     description:
       "The job's status, progress and, once finished, its result or error. Only the caller that created it sees it (404 for anyone else). Finished jobs are kept 24 hours. Uses no daily quota; at most 120 job reads a minute.",
@@ -140,6 +147,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "get",
     path: "/api/jobs/{id}/events",
+    anchor: "jobs-events",
     summary: "Follow an async job",
     description:
       "Server-sent events: first the current state as a `progress` event (`{ status, progress }`), a `progress` event on each change, then exactly one of `succeeded` (data: the result), `failed` (data: the error) or `canceled`, and the stream closes. A comment line comes at least every 15 s. Works on any instance.",
@@ -152,6 +160,7 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "delete",
     path: "/api/jobs/{id}",
+    anchor: "jobs-delete",
     summary: "Cancel an async job",
     description:
       "A queued job is dropped and its unit given back; a running job is stopped where the engine allows and keeps its unit (the cost was spent); a finished job answers 409 `job_finished`. Answers the job record.",

@@ -1,13 +1,14 @@
 // GET /docs – the API reference, rendered from the OpenAPI document that the zod schemas generate.
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { AsyncSection } from "@/components/docs/async-section";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
 import { getConfig } from "@/lib/config";
-import { buildOpenApi, ENDPOINTS } from "@/lib/openapi";
+import { anchorOf, buildOpenApi, ENDPOINTS } from "@/lib/openapi";
 
 export const metadata: Metadata = { title: "API reference" };
 
@@ -15,7 +16,8 @@ type Json = Record<string, unknown>;
 
 const TOC = [
   ["auth", "Authentication"],
-  ...ENDPOINTS.map((e) => [e.path.replace("/api/", ""), `${e.method.toUpperCase()} ${e.path}`]),
+  ...ENDPOINTS.map((e) => [anchorOf(e), `${e.method.toUpperCase()} ${e.path}`]),
+  ["async", "Async jobs and webhooks"],
   ["models", "Models"],
   ["enhance-modes", "Enhance modes"],
   ["limits", "Limits"],
@@ -92,7 +94,7 @@ export default async function DocsPage() {
           </h2>
           {ENDPOINTS.map((ep) => (
             <EndpointSection
-              key={ep.path}
+              key={anchorOf(ep)}
               endpoint={ep}
               operation={doc.paths[ep.path][ep.method]}
               schemas={doc.components.schemas}
@@ -100,6 +102,8 @@ export default async function DocsPage() {
             />
           ))}
         </section>
+
+        <AsyncSection origin={origin} />
 
         <section aria-labelledby="models-h" id="models" className="scroll-mt-6 space-y-3">
           <h2 id="models-h" className="text-xl font-semibold">

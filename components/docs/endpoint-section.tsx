@@ -1,5 +1,5 @@
 // One endpoint in the reference: what it does, a curl example, and its request and response fields from the schemas.
-import type { Endpoint } from "@/lib/openapi";
+import { anchorOf, type Endpoint } from "@/lib/openapi";
 import { CodeBlock } from "./code-block";
 import { SchemaTable } from "./schema-table";
 
@@ -17,7 +17,7 @@ function contentSchema(content: unknown, schemas: Record<string, Json>): Json {
 }
 
 export function EndpointSection({ endpoint, operation, schemas, origin }: Props) {
-  const id = endpoint.path.replace("/api/", "");
+  const id = anchorOf(endpoint);
   const request = operation.requestBody as { content?: unknown } | undefined;
   const responses = operation.responses as Record<string, { content?: unknown }>;
   return (

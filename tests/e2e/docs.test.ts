@@ -46,6 +46,12 @@ test("the docs page lists every endpoint with a curl example and the limits, err
       `curl for ${path}`,
     );
   }
+  for (const anchor of ["jobs-get", "jobs-events", "jobs-delete"]) {
+    assert.match(await page.locator(`section#${anchor} pre`).first().innerText(), /^curl .*\/api\/jobs\//);
+  }
+  const walkThrough = await page.locator("section#async").innerText();
+  assert.match(walkThrough, /Prefer: respond-async/);
+  assert.match(walkThrough, /new Webhook\(/);
   const generate = await page.locator("section#generate").innerText();
   assert.match(generate, /prompt\s*REQUIRED/i);
   assert.match(generate, /one of 1:1, 16:9, 9:16/);
