@@ -1,6 +1,6 @@
 // `npm run keys -- create --label <text> | list | revoke <id>`: manage Pro API keys in the server's own store.
 import { parseArgs } from "node:util";
-import { createApiKey } from "../lib/auth/keys";
+import { createApiKey, webhookSecretFor } from "../lib/auth/keys";
 import { loadPepper } from "../lib/auth/pepper";
 import { getConfig } from "../lib/config";
 import { openStore } from "../lib/services";
@@ -30,9 +30,11 @@ async function main(): Promise<number> {
         console.error("create needs --label <text> (1 to 200 characters)");
         return 2;
       }
-      const { key, record } = await createApiKey(store, loadPepper(config.dataDir, config.keyPepper), label);
+      const pepper = loadPepper(config.dataDir, config.keyPepper);
+      const { key, record } = await createApiKey(store, pepper, label);
       console.log(`Created key ${record.id} (${record.label}), ending in ${record.last4}.`);
-      console.log("Copy it now: it is shown only once and stored only as a hash.");
+      console.log(`Webhook signing secret: ${webhookSecretFor(record.id, pepper)} (GET /api/account shows it again)`);
+      console.log("Copy the key now: it is shown only once and stored only as a hash.");
       console.log(key);
       return 0;
     }
