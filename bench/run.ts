@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchJobs } from "./jobs";
 import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
 
 type Cannon = {
@@ -157,6 +158,9 @@ async function main() {
       `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`,
       `${fmt(median(enh) / median(direct), 2)}× the floor's time`,
     ]);
+
+    // Async jobs: the 202 against a sync call, and state change → event stream.
+    rows.push(...(await benchJobs(app, auth)));
 
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
     neuralTables.push(await benchSpeed(app, auth, rounds));
