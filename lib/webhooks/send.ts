@@ -6,7 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { InvalidWebhookUrl } from "@/lib/errors";
-import { classifyAddress } from "./address";
+import { classifyAddress } from "@/lib/net/address";
 import { checkWebhookUrl, isAllowedHost, normalizeHost } from "./url";
 
 export type ResolvedAddress = { address: string; family: number };

@@ -2,7 +2,7 @@
 // again at every send (lib/webhooks/send.ts), since what a name points at can change after the request.
 import net from "node:net";
 import { InvalidWebhookUrl } from "@/lib/errors";
-import { classifyAddress } from "./address";
+import { classifyAddress } from "@/lib/net/address";
 
 /** Longer URLs are refused; no receiver needs one. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

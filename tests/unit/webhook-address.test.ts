@@ -1,7 +1,7 @@
 // The webhook address classifier: only public unicast passes, on IPv4, IPv6 and the forms that embed IPv4.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type AddressClass, classifyAddress, isPublicAddress } from "@/lib/webhooks/address";
+import { type AddressClass, classifyAddress, isPublicAddress } from "@/lib/net/address";
 
 const CASES: Array<[string, AddressClass]> = [
   // IPv4
