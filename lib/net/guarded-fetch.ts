@@ -1,11 +1,11 @@
 // A fetch for URLs that someone else handed us: it reaches only the hosts a policy allows, on addresses it has
 // checked, connects to exactly those addresses (so DNS rebinding cannot swap them) and keeps credentials at home.
-import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { pipeline, Readable } from "node:stream";
 import zlib from "node:zlib";
+import { pinnedLookup, type ResolvedAddress, type Resolver, resolveWithSystem } from "@/lib/net/resolve";
 import { classifyAddress } from "./address";
 
 export type FetchFn = typeof globalThis.fetch;
@@ -23,9 +23,8 @@ export type UrlVerdict =
 
 export type UrlPolicy = (url: URL) => UrlVerdict;
 
-export type ResolvedAddress = { address: string; family: number };
 /** Every address a host name resolves to. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { ResolvedAddress, Resolver };
 
 /** The URL was not fetched: nothing was sent and no connection was opened. */
 export class RefusedUrlError extends Error {
@@ -121,10 +120,6 @@ async function resolveChecked(url: URL, anyAddress: boolean, resolve: Resolver):
   return addresses;
 }
 
-async function resolveWithSystem(hostname: string): Promise<ResolvedAddress[]> {
-  return dns.promises.lookup(hostname, { all: true, verbatim: true });
-}
-
 function withoutCredentials(headers: Headers): Headers {
   const stripped = new Headers(headers);
   for (const name of CREDENTIAL_HEADERS) stripped.delete(name);
@@ -166,21 +161,6 @@ function send({ url, method, headers, body, addresses, signal, agent }: Outgoing
     });
     req.end(body);
   });
-}
-
-/** A lookup that answers with the addresses already checked, instead of asking DNS a second time. */
-function pinnedLookup(addresses: ResolvedAddress[]): net.LookupFunction {
-  return (_hostname, options, callback) => {
-    const family = options.family;
-    const wanted = family === 4 || family === "IPv4" ? 4 : family === 6 || family === "IPv6" ? 6 : 0;
-    const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
-    if (usable.length === 0) {
-      const err = Object.assign(new Error(`no IPv${wanted} address`), { code: "ENOTFOUND" });
-      return callback(err, "", 0);
-    }
-    if (options.all) return callback(null, usable);
-    callback(null, usable[0].address, usable[0].family);
-  };
 }
 
 function toResponse(res: http.IncomingMessage, method: string): Response {

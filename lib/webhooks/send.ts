@@ -1,17 +1,16 @@
 // One delivery attempt. The URL is checked again, its host resolved and every address judged before anything is
 // sent, and the connection goes to exactly those addresses, so DNS rebinding cannot swap in a private one.
 // Redirects are never followed; the whole attempt has one deadline; at most 64 KB of the answer is read.
-import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { InvalidWebhookUrl } from "@/lib/errors";
 import { classifyAddress } from "@/lib/net/address";
+import { pinnedLookup, type ResolvedAddress, type Resolver, resolveWithSystem } from "@/lib/net/resolve";
 import { checkWebhookUrl, isAllowedHost, normalizeHost } from "./url";
 
-export type ResolvedAddress = { address: string; family: number };
 /** Every address a host name resolves to. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { ResolvedAddress, Resolver };
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -99,10 +98,6 @@ async function resolveHost(host: string, resolve: Resolver, signal: AbortSignal)
   return addresses;
 }
 
-async function resolveWithSystem(hostname: string): Promise<ResolvedAddress[]> {
-  return dns.promises.lookup(hostname, { all: true, verbatim: true });
-}
-
 function post(
   url: URL,
   host: string,
@@ -156,22 +151,6 @@ function post(
     req.on("error", (err) => settle(signal.aborted ? messageOf(signal.reason) : messageOf(err)));
     req.end(body);
   });
-}
-
-/** A lookup that answers with the addresses already checked, instead of asking DNS a second time. */
-function pinnedLookup(addresses: ResolvedAddress[]): net.LookupFunction {
-  return (_hostname, options, callback) => {
-    const family = options.family;
-    const wanted = family === 4 || family === "IPv4" ? 4 : family === 6 || family === "IPv6" ? 6 : 0;
-    const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
-    if (usable.length === 0) {
-      const err = Object.assign(new Error(`no IPv${wanted} address`), { code: "ENOTFOUND" });
-      callback(err, "", 0);
-      return;
-    }
-    if (options.all) callback(null, usable);
-    else callback(null, usable[0].address, usable[0].family);
-  };
 }
 
 function messageOf(err: unknown): string {
