@@ -1,30 +1,14 @@
 // Job and idempotency records in the embedded SQLite file. Every change is one transaction, retried on timers
 // while another process holds the lock, like the rest of the SQLite store.
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
 import { applyPatch, type JobStore } from "./jobs";
-import { DB_FILE } from "./sqlite";
-import { BUSY_TIMEOUT_MS, retryLocked } from "./sqlite-retry";
-import { migrate } from "./sqlite-schema";
+import { openSqliteFile } from "./sqlite-file";
 
 type JobRow = { data: string };
 
 export function openSqliteJobStore(dataDir: string): JobStore {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  let ready = false;
-  const run = <T>(what: string, fn: () => T) =>
-    retryLocked(`jobs: ${what}`, () => {
-      if (!ready) {
-        db.pragma("journal_mode = WAL");
-        migrate(db);
-        ready = true;
-      }
-      return fn();
-    });
+  // Statements are prepared per call: job traffic is light, and the JSON record is the bulk of the work.
+  const { db, run } = openSqliteFile(dataDir, "jobs", () => undefined);
 
   const columns = (job: JobRecord) => ({
     id: job.id,

@@ -2,10 +2,10 @@
 // change is read, computed, and written by a script only if the version is still the one read (compare-and-set),
 // so two instances never both move one job. Every write is safe to retry.
 import crypto from "node:crypto";
-import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
 import { applyPatch, type IdempotencyRecord, type JobStore } from "./jobs";
+import { createRedisClient } from "./redis-client";
 
 const jobKey = (id: string) => `darkroom:job:${id}`;
 const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
@@ -33,14 +33,7 @@ return 1
 
 export function openUpstashJobStore(opts: { url: string; token: string; timeoutMs?: number }): JobStore {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  const redis = new Redis({
-    url: opts.url,
-    token: opts.token,
-    enableTelemetry: false,
-    automaticDeserialization: false,
-    signal: () => AbortSignal.timeout(timeoutMs),
-    retry: { retries: 1, backoff: () => 50 },
-  });
+  const redis = createRedisClient({ ...opts, timeoutMs }, "safe-to-retry");
   const writeJob = redis.createScript<number>(WRITE_JOB);
 
   const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {

@@ -5,17 +5,15 @@
 // wait is off, and a lock held elsewhere (another server instance, the keys CLI) is waited for with timers in
 // retryLocked; past its deadline the store is unavailable (503 busy), never a stalled server.
 
-import fs from "node:fs";
-import path from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry";
-import { migrate } from "./sqlite-schema";
+import { DB_FILE, openSqliteFile } from "./sqlite-file";
+import type { RetryOptions } from "./sqlite-retry";
 import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, windowStartOf } from "./types";
 
-export const DB_FILE = "darkroom.db";
+export { DB_FILE };
 
 /** Deletes one bounded batch of expired windows, found through the window_start index. */
 export const PRUNE_SQL = `DELETE FROM usage WHERE (bucket, identity, window_start) IN
@@ -93,29 +91,10 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-type Statements = ReturnType<typeof prepareStatements>;
-
 export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   const pruneBatch = opts.pruneBatch ?? 500;
   const pruneEveryMs = opts.pruneEveryMs ?? 60 * 60 * 1000;
-
-  // Set up on first use rather than here, so a lock held at start is waited for like any other.
-  let statements: Statements | undefined;
-  const setUp = (): Statements => {
-    if (statements) return statements;
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    migrate(db);
-    statements = prepareStatements(db);
-    return statements;
-  };
-
-  /** Each call must be safe to repeat: a locked attempt changed nothing, and is run again. */
-  const run = <T>(what: string, fn: (s: Statements) => T, deadlineMs = opts.deadlineMs): Promise<T> =>
-    retryLocked(what, () => fn(setUp()), { deadlineMs });
+  const { db, run } = openSqliteFile(dataDir, "sqlite", prepareStatements, opts);
 
   const usageOf = (bucket: Bucket, used: number, start: number): Usage => ({
     limit: bucket.limit,

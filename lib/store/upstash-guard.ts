@@ -1,21 +1,15 @@
 // Per-minute guards in Redis, shared by every instance, on @upstash/ratelimit's fixed window. Guards only ever
 // refuse, never refund, which is exactly what the library does; the daily quotas, which refund, are the store's.
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
+import { createRedisClient } from "./redis-client";
 import { type Bucket, windowStartOf } from "./types";
 
 export function createUpstashGuard(opts: { url: string; token: string; timeoutMs?: number }): WindowCounter {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  const redis = new Redis({
-    url: opts.url,
-    token: opts.token,
-    enableTelemetry: false,
-    signal: () => AbortSignal.timeout(timeoutMs),
-    // Not retried: a call whose answer was lost may have counted already, and a guard must not count one call twice.
-    retry: { retries: 0 },
-  });
+  // Not retried: a call whose answer was lost may have counted already, and a guard must not count one call twice.
+  const redis = createRedisClient({ ...opts, timeoutMs }, "never-retry");
   const limiters = new Map<string, Ratelimit>();
   const limiterOf = (bucket: Bucket) => {
     const id = `${bucket.name}\n${bucket.limit}\n${bucket.windowMs}`;

@@ -1,8 +1,9 @@
 // Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
 // Quota windows are plain counters, keyed as @upstash/ratelimit's fixed window keyed them, so counts carry over.
 import crypto from "node:crypto";
-import { Redis } from "@upstash/redis";
+import type { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
+import { createRedisClient } from "./redis-client";
 import {
   type Bucket,
   type KeyRecord,
@@ -43,18 +44,8 @@ function clientFor(url: string, token: string, timeoutMs: number) {
   const id = `${url}\n${token}\n${timeoutMs}`;
   let client = clients.get(id);
   if (!client) {
-    const redis = new Redis({
-      url,
-      token,
-      enableTelemetry: false,
-      // Values stay the strings we wrote; the default JSON-parses them (a label "123" would come back a number).
-      automaticDeserialization: false,
-      // A function, so each request gets a fresh deadline. The deadline covers all attempts, and one quick retry
-      // absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs. A retried request may have
-      // run already, so every write is safe to repeat (see upstash-scripts.ts).
-      signal: () => AbortSignal.timeout(timeoutMs),
-      retry: { retries: 1, backoff: () => 50 },
-    });
+    // Every write is safe to repeat (see upstash-scripts.ts).
+    const redis = createRedisClient({ url, token, timeoutMs }, "safe-to-retry");
     client = { redis, scripts: createScripts(redis) };
     clients.set(id, client);
   }

@@ -1,12 +1,9 @@
 // The webhook outbox on the embedded SQLite file, on a connection of its own. A claim is one UPDATE … RETURNING,
 // atomic on its own, so two workers (in one process or in several sharing the file) never lease the same row.
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
-import { DB_FILE } from "./sqlite";
-import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry";
-import { migrate } from "./sqlite-schema";
+import type Database from "better-sqlite3";
+import { openSqliteFile } from "./sqlite-file";
+import type { RetryOptions } from "./sqlite-retry";
 import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
 
 type Row = {
@@ -60,26 +57,10 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-type Statements = ReturnType<typeof prepareStatements>;
-
 export function openSqliteWebhookOutbox(dataDir: string, opts: RetryOptions = {}): WebhookOutbox {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-
-  // Set up on first use, so a lock held at start is waited for like any other (as in sqlite.ts).
-  let statements: Statements | undefined;
-  const setUp = (): Statements => {
-    if (statements) return statements;
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    migrate(db);
-    statements = prepareStatements(db);
-    return statements;
-  };
-  /** Each call is one statement: a locked attempt changed nothing, and is run again. */
-  const run = <T>(what: string, fn: (s: Statements) => T): Promise<T> =>
-    retryLocked(`webhooks: ${what}`, () => fn(setUp()), opts);
+  const file = openSqliteFile(dataDir, "webhooks", prepareStatements, opts);
+  const db = file.db;
+  const run = file.run;
 
   return {
     kind: "sqlite",

@@ -3,8 +3,8 @@
 // @upstash/redis retries a request whose connection failed, and the lost attempt may have run: every script here
 // remembers its answer under its call's own id for a minute, so running it twice changes nothing more.
 import crypto from "node:crypto";
-import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
+import { createRedisClient } from "./redis-client";
 import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
 
 export type UpstashWebhookOutboxOptions = {
@@ -117,15 +117,8 @@ function toDelivery(raw: unknown, score: unknown): Delivery | null {
 export function openUpstashWebhookOutbox(opts: UpstashWebhookOutboxOptions): WebhookOutbox {
   const timeoutMs = opts.timeoutMs ?? 1500;
   const ns = opts.namespace ?? "darkroom";
-  const redis = new Redis({
-    url: opts.url,
-    token: opts.token,
-    enableTelemetry: false,
-    automaticDeserialization: false,
-    signal: () => AbortSignal.timeout(timeoutMs),
-    // One quick retry absorbs a stale keep-alive socket; the scripts are safe to run twice.
-    retry: { retries: 1, backoff: () => 50 },
-  });
+  // The scripts are safe to run twice.
+  const redis = createRedisClient({ ...opts, timeoutMs }, "safe-to-retry");
   const scripts = {
     enqueue: redis.createScript<number>(ENQUEUE),
     claim: redis.createScript<string[]>(CLAIM),
