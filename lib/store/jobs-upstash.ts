@@ -47,9 +47,11 @@ export function openUpstashJobStore(opts: { url: string; token: string; timeoutM
   };
 
   const read = async (id: string): Promise<{ job: JobRecord; version: string } | null> => {
-    const fields = await call("read", () => redis.hmget<Record<string, string | null>>(jobKey(id), "v", "data"));
-    if (!fields?.v || !fields.data) return null;
-    return { job: JSON.parse(fields.data) as JobRecord, version: fields.v };
+    // With deserialization off the client hands back Redis's own reply: [v, data], nulls when absent.
+    const reply = (await call("read", () => redis.hmget(jobKey(id), "v", "data"))) as unknown;
+    const [v, data] = Array.isArray(reply) ? reply : [null, null];
+    if (typeof v !== "string" || typeof data !== "string") return null;
+    return { job: JSON.parse(data) as JobRecord, version: v };
   };
 
   const write = (job: JobRecord, version: string) => {

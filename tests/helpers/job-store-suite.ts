@@ -1,0 +1,92 @@
+// The JobStore contract, run against each backend: records, guarded transitions, expired leases, idempotency claims.
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import { describe, it } from "node:test";
+import type { JobRecord } from "@/lib/jobs/types";
+import type { JobStore } from "@/lib/store/jobs";
+
+function newJob(overrides: Partial<JobRecord["internal"]> = {}): JobRecord {
+  return {
+    id: `job_${crypto.randomBytes(16).toString("hex")}`,
+    kind: "generate",
+    owner: "ip:192.0.2.1",
+    status: "queued",
+    created_at: new Date().toISOString(),
+    progress: { fraction: null, queue_position: null, stage: "queued" },
+    internal: {
+      instance: "inst_a",
+      leaseUntil: Date.now() + 60_000,
+      units: [
+        { bucket: { name: "free-gen", limit: 5, windowMs: 86_400_000 }, identity: "ip:192.0.2.1", windowStart: 0 },
+      ],
+      ...overrides,
+    },
+  };
+}
+
+export function runJobStoreSuite(name: string, open: () => Promise<JobStore>) {
+  describe(`JobStore: ${name}`, () => {
+    it("keeps a record as written, with its internal fields and empty lists", async () => {
+      const jobs = await open();
+      const job = newJob();
+      await jobs.create(job);
+      assert.deepEqual(await jobs.get(job.id), job);
+      assert.equal(await jobs.get(`job_${"f".repeat(32)}`), null);
+      // Writing the very same record again is a retry and succeeds; another record under the same id does not.
+      await assert.rejects(jobs.create({ ...job, owner: "ip:192.0.2.99" }));
+    });
+
+    it("moves a job only from the statuses given, once", async () => {
+      const jobs = await open();
+      const job = newJob();
+      await jobs.create(job);
+      const running = await jobs.transition(job.id, ["queued"], {
+        status: "running",
+        started_at: "2026-01-01T00:00:00.000Z",
+      });
+      assert.equal(running?.status, "running");
+      assert.equal(running?.internal.units.length, 1);
+      assert.equal(await jobs.transition(job.id, ["queued"], { status: "canceled" }), null);
+      const both = await Promise.all([
+        jobs.transition(job.id, ["running"], { status: "succeeded", result: { ok: true } }),
+        jobs.transition(job.id, ["running"], { status: "canceled" }),
+      ]);
+      assert.equal(both.filter(Boolean).length, 1, "exactly one of two racing transitions wins");
+      const final = await jobs.get(job.id);
+      assert.ok(final && ["succeeded", "canceled"].includes(final.status));
+      const lease = await jobs.transition(job.id, ["succeeded", "canceled"], {
+        webhook: { attempts: 1, last_status: 200, delivered_at: null },
+      });
+      assert.equal(lease?.webhook?.attempts, 1);
+      assert.equal(lease?.started_at, "2026-01-01T00:00:00.000Z", "a patch keeps the other fields");
+    });
+
+    it("lists unfinished jobs whose lease ran out", async () => {
+      const jobs = await open();
+      const stale = newJob({ leaseUntil: Date.now() - 1000 });
+      const fresh = newJob({ leaseUntil: Date.now() + 60_000 });
+      const done = newJob({ leaseUntil: Date.now() - 1000 });
+      for (const j of [stale, fresh, done]) await jobs.create(j);
+      await jobs.transition(done.id, ["queued"], { status: "failed", finished_at: new Date().toISOString() });
+      const expired = (await jobs.listExpired(Date.now(), 100)).map((j) => j.id);
+      assert.ok(expired.includes(stale.id));
+      assert.ok(!expired.includes(fresh.id));
+      assert.ok(!expired.includes(done.id));
+    });
+
+    it("claims an idempotency key once, under concurrency, and keeps the answer", async () => {
+      const jobs = await open();
+      const key = `k-${crypto.randomUUID()}`;
+      const claims = await Promise.all(Array.from({ length: 8 }, () => jobs.claimIdempotencyKey(key, "fp", 60_000)));
+      assert.equal(claims.filter((c) => c === null).length, 1, "one claim wins");
+      assert.ok(claims.every((c) => c === null || (c.fingerprint === "fp" && c.response === null)));
+      const response = { status: 200, body: '{"success":true}', headers: { "content-type": "application/json" } };
+      await jobs.completeIdempotencyKey(key, response, 60_000);
+      assert.deepEqual(await jobs.claimIdempotencyKey(key, "fp", 60_000), { fingerprint: "fp", response });
+      const released = `k-${crypto.randomUUID()}`;
+      assert.equal(await jobs.claimIdempotencyKey(released, "fp", 60_000), null);
+      await jobs.releaseIdempotencyKey(released);
+      assert.equal(await jobs.claimIdempotencyKey(released, "other", 60_000), null, "a released key is free again");
+    });
+  });
+}
