@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchQuotaBeforeCost } from "./hardening";
 import { benchJobs } from "./jobs";
 import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
 
@@ -158,6 +159,9 @@ async function main() {
       `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`,
       `${fmt(median(enh) / median(direct), 2)}× the floor's time`,
     ]);
+
+    // Quota before cost: an exhausted caller's 9 MB upload.
+    rows.push(...(await benchQuotaBeforeCost(app)));
 
     // Async jobs: the 202 against a sync call, and state change → event stream.
     rows.push(...(await benchJobs(app, auth)));
