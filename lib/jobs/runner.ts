@@ -34,7 +34,14 @@ export type JobRunnerOptions = {
   pollMs?: number;
 };
 
-type Active = { controller: AbortController; writes: Promise<unknown>; lastProgressAt: number };
+type Active = {
+  controller: AbortController;
+  writes: Promise<unknown>;
+  lastProgressAt: number;
+  /** The newest progress not written yet, and the timer that will write it. */
+  pending?: WorkProgress;
+  flush?: NodeJS.Timeout;
+};
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -134,12 +141,23 @@ export class JobRunner {
           void write(["queued"], { progress: { fraction: null, queue_position: position, stage: "waiting" } });
         },
         onProgress: (progress) => {
-          const now = Date.now();
-          if (now - entry.lastProgressAt < PROGRESS_EVERY_MS && progress.fraction !== 1) return;
-          entry.lastProgressAt = now;
-          void write(["running"], { progress: { ...progress, queue_position: null } });
+          // At most one write per PROGRESS_EVERY_MS, and the newest update always lands (trailing edge).
+          entry.pending = progress;
+          if (entry.flush) return;
+          const flush = () => {
+            entry.flush = undefined;
+            const latest = entry.pending;
+            if (!latest) return;
+            entry.pending = undefined;
+            entry.lastProgressAt = Date.now();
+            void write(["running"], { progress: { ...latest, queue_position: null } });
+          };
+          const wait = entry.lastProgressAt + PROGRESS_EVERY_MS - Date.now();
+          if (wait <= 0) flush();
+          else entry.flush = setTimeout(flush, wait);
         },
       });
+      clearTimeout(entry.flush);
       const done = await write(ACTIVE_STATUSES, {
         status: "succeeded",
         finished_at: new Date().toISOString(),
@@ -148,6 +166,7 @@ export class JobRunner {
       });
       if (done) this.finished(done);
     } catch (err) {
+      clearTimeout(entry.flush);
       await entry.writes;
       const failure = this.opts.describeFailure(err, record.id);
       const failed = await this.opts.jobs
