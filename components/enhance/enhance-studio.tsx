@@ -206,7 +206,9 @@ export function EnhanceStudio() {
                 Choose an image to enable Enhance.
               </p>
             )}
-            {job.state && <JobProgress kind="enhance" state={job.state} onCancel={() => void job.cancel()} />}
+            {job.state && (
+              <JobProgress kind="enhance" state={job.state} onCancel={() => void job.cancel()} showElapsed={false} />
+            )}
             {error && (
               <ErrorNotice
                 error={error}

@@ -36,7 +36,9 @@ function Placeholder({
       data-testid={busy ? "result-loading" : "result-empty"}
     >
       {busy && progress ? (
-        <div className="flex w-full justify-center px-4">{progress}</div>
+        <div className="flex w-full justify-center px-4">
+          <div className="w-full max-w-sm">{progress}</div>
+        </div>
       ) : busy ? (
         <p className="flex items-center gap-2 text-sm font-medium text-stone-700 dark:text-stone-200">
           <Spinner className="size-5" /> Rendering your image…{" "}

@@ -7,16 +7,22 @@ import type { JobState } from "@/lib/client/use-job";
 import { Spinner } from "./spinner";
 import { secondaryButton } from "./styles";
 
-type Props = { kind: JobKind; state: JobState; onCancel: () => void };
+type Props = {
+  kind: JobKind;
+  state: JobState;
+  onCancel: () => void;
+  /** Off where a button beside it already counts the seconds. */
+  showElapsed?: boolean;
+};
 
-export function JobProgress({ kind, state, onCancel }: Props) {
+export function JobProgress({ kind, state, onCancel, showElapsed = true }: Props) {
   const elapsed = useElapsed(state.startedAt);
   const { label, detail, percent } = describeJob(kind, state.phase, state.progress);
   const cancellable = state.jobId !== null && (state.phase === "queued" || state.phase === "running");
   const noun = kind === "generate" ? "Generation" : "Enhancement";
   return (
     <div
-      className="w-full max-w-sm space-y-2 text-left"
+      className="w-full space-y-2 text-left"
       data-testid="job-progress"
       data-phase={state.phase}
       data-percent={percent ?? ""}
@@ -24,7 +30,11 @@ export function JobProgress({ kind, state, onCancel }: Props) {
       <p className="flex items-center gap-2 text-sm font-medium text-stone-800 dark:text-stone-100">
         <Spinner className="size-4 shrink-0" />
         <span data-testid="job-label">{label}</span>
-        <span className="ml-auto shrink-0 text-stone-600 tabular-nums dark:text-stone-300">{elapsed.toFixed(1)} s</span>
+        {showElapsed && (
+          <span className="ml-auto shrink-0 text-stone-600 tabular-nums dark:text-stone-300">
+            {elapsed.toFixed(1)} s
+          </span>
+        )}
       </p>
       <div
         role="progressbar"
@@ -41,7 +51,8 @@ export function JobProgress({ kind, state, onCancel }: Props) {
             style={{ width: `${percent}%` }}
           />
         ) : (
-          <div className="h-full w-full animate-pulse rounded-full bg-stone-400 dark:bg-stone-500" />
+          // Stripes read as "working, amount unknown" even where animation is off (reduced motion).
+          <div className="h-full w-full animate-pulse rounded-full bg-[repeating-linear-gradient(-45deg,var(--color-stone-400)_0_6px,transparent_6px_12px)] dark:bg-[repeating-linear-gradient(-45deg,var(--color-stone-500)_0_6px,transparent_6px_12px)]" />
         )}
       </div>
       {(detail || percent !== null) && (
