@@ -57,7 +57,11 @@ export function JobProgress({ kind, state, onCancel, showElapsed = true }: Props
       </div>
       {(detail || percent !== null) && (
         <p className="flex gap-2 text-xs text-stone-600 dark:text-stone-300" data-testid="job-detail">
-          {detail && <span>{detail}</span>}
+          {detail && (
+            <span className="min-w-0 truncate font-mono" title={detail}>
+              {detail}
+            </span>
+          )}
           {percent !== null && <span className="ml-auto tabular-nums">{percent}%</span>}
         </p>
       )}

@@ -13,7 +13,8 @@ export function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-// Stages the service itself names; anything else is an engine's or provider's own words, shown as they come.
+// Stages the service itself names; anything else is an engine's or provider's own status ("bfl: pending"), shown
+// verbatim: recasing it would garble provider names and route ids.
 const GENERIC_STAGES = new Set(["", "queued", "waiting", "running"]);
 const KNOWN_STAGES: Record<string, string> = {
   decoding: "Reading your image",
@@ -24,7 +25,7 @@ const KNOWN_STAGES: Record<string, string> = {
 export type JobDescription = {
   /** One short line: what is happening now; announced to screen readers when it changes. */
   label: string;
-  /** The engine's or provider's own stage, when it reports one. */
+  /** The engine's or provider's own stage, verbatim, when it reports one. */
   detail: string | null;
   /** 0–100 when the work reports how far it got; null when it cannot tell. */
   percent: number | null;
@@ -47,7 +48,7 @@ export function describeJob(kind: JobKind, phase: JobPhase, progress: JobProgres
   const fraction = progress?.fraction;
   return {
     label: known ?? working,
-    detail: known || GENERIC_STAGES.has(stage.toLowerCase()) ? null : capitalise(stage),
+    detail: known || GENERIC_STAGES.has(stage.toLowerCase()) ? null : stage,
     percent: typeof fraction === "number" ? Math.round(Math.min(1, Math.max(0, fraction)) * 100) : null,
   };
 }
@@ -64,8 +65,4 @@ export function describeCancel(kind: JobKind, startedBeforeCancel: boolean): { t
         title: "Cancelled before it started",
         detail: `It was still waiting in line, so your ${unit} was given back.`,
       };
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }

@@ -76,9 +76,9 @@ describe("job copy", () => {
       detail: null,
       percent: null,
     });
-    assert.deepEqual(describeJob("generate", "running", progress({ stage: "provider: Pending", fraction: 0.4 })), {
+    assert.deepEqual(describeJob("generate", "running", progress({ stage: "bfl: pending", fraction: 0.4 })), {
       label: "Generating your image",
-      detail: "Provider: Pending",
+      detail: "bfl: pending",
       percent: 40,
     });
     assert.deepEqual(describeJob("enhance", "running", progress({ stage: "decoding", fraction: 0 })), {
