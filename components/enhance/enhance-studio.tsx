@@ -1,16 +1,20 @@
 // The enhance page: pick a photo, tune strength, model and scale, enhance, then compare and download.
 "use client";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { CancelNotice } from "@/components/ui/cancel-notice";
 import { ErrorNotice } from "@/components/ui/error-notice";
+import { JobProgress } from "@/components/ui/job-progress";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, primaryButton } from "@/components/ui/styles";
 import { UsageMeter } from "@/components/ui/usage-meter";
 import { DEFAULT_ENHANCE_MODE, type EnhanceMode } from "@/lib/catalog/enhance-modes";
-import { type ClientError, callApi, type Quota } from "@/lib/client/api";
+import type { ClientError, Quota } from "@/lib/client/api";
 import { writeErrorCopy } from "@/lib/client/error-copy";
+import { describeCancel } from "@/lib/client/job-copy";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
+import { useJob } from "@/lib/client/use-job";
 import { useStatus } from "@/lib/client/use-status";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
@@ -20,6 +24,9 @@ import { EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
 
+/** What a reload needs to show the result: the upload's name and, when resized here, its size as chosen. */
+type EnhanceMeta = { fileName: string; resizedFrom?: { width: number; height: number } };
+
 export function EnhanceStudio() {
   const { status } = useStatus();
   const [image, setImage] = useState<PickedImage | null>(null);
@@ -27,13 +34,30 @@ export function EnhanceStudio() {
   const [strength, setStrength] = useState(DEFAULT_STRENGTH);
   const [scale, setScale] = useState<2 | 4>(2);
   const [model, setModel] = useState<EnhanceMode>(DEFAULT_ENHANCE_MODE);
-  const [startedAt, setStartedAt] = useState<number | null>(null);
-  const [result, setResult] = useState<EnhanceResponse | null>(null);
+  const [result, setResult] = useState<{ data: EnhanceResponse; meta: EnhanceMeta } | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
+  const [canceled, setCanceled] = useState<{ started: boolean } | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const [resizing, setResizing] = useState(false);
-  const inFlight = useRef(false);
+  const job = useJob<EnhanceResponse, EnhanceMeta>("enhance", "enhance", {
+    onSucceeded: (data, meta) => {
+      setResult({ data, meta });
+      setAnnouncement(`Enhanced from ${data.original_size} to ${data.enhanced_size}.`);
+    },
+    onFailed: (err, failedQuota) => {
+      setError(err);
+      setAnnouncement(writeErrorCopy(err, { quota: failedQuota, now: Date.now(), noun: "enhancements" }).title);
+    },
+    onCanceled: (started) => {
+      setCanceled({ started });
+      const copy = describeCancel("enhance", started);
+      setAnnouncement(`${copy.title}. ${copy.detail}`);
+    },
+    onQuota: setQuota,
+    onAnnounce: setAnnouncement,
+  });
+  const startedAt = job.state?.startedAt ?? null;
   const elapsed = useElapsed(startedAt);
   const limits = useMemo(() => uploadLimitsFrom(status), [status]);
   // Read through a ref so onFile stays stable (the ?src hand-off runs once) yet always checks the latest limits.
@@ -68,6 +92,7 @@ export function EnhanceStudio() {
     setResizing(false);
     setResult(null);
     setError(null);
+    setCanceled(null);
     if (!picked.ok) {
       setFileError(picked.message);
       setAnnouncement(picked.message);
@@ -96,31 +121,23 @@ export function EnhanceStudio() {
   }, [onFile]);
 
   async function enhance() {
-    if (!image || inFlight.current) return;
-    inFlight.current = true;
+    if (!image || job.state) return;
     setError(null);
     setResult(null);
-    setStartedAt(Date.now());
-    setAnnouncement("Enhancing your image…");
+    setCanceled(null);
     const form = new FormData();
     form.append("image", image.file, image.file.name || "upload");
     form.append("strength", String(strength));
     form.append("scale", String(scale));
     form.append("model", model);
-    const res = await callApi<EnhanceResponse>("/api/enhance", { method: "POST", body: form });
-    if (res.quota) setQuota(res.quota);
-    if (res.ok) {
-      setResult(res.data);
-      setAnnouncement(`Enhanced from ${res.data.original_size} to ${res.data.enhanced_size}.`);
-    } else {
-      setError(res.error);
-      setAnnouncement(writeErrorCopy(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
-    }
-    setStartedAt(null);
-    inFlight.current = false;
+    await job.start(
+      "/api/enhance",
+      { method: "POST", body: form },
+      { fileName: image.file.name, ...(image.resized && { resizedFrom: image.resized.from }) },
+    );
   }
 
-  const [ew, eh] = (result?.enhanced_size ?? "0x0").split("x").map(Number);
+  const [ew, eh] = (result?.data.enhanced_size ?? "0x0").split("x").map(Number);
   return (
     <div className="mx-auto max-w-6xl px-3 py-6 sm:px-6 sm:py-8">
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
@@ -189,19 +206,53 @@ export function EnhanceStudio() {
                 Choose an image to enable Enhance.
               </p>
             )}
-            {error && <ErrorNotice error={error} quota={quota} noun="enhancements" onRetry={() => void enhance()} />}
+            {job.state && (
+              <JobProgress kind="enhance" state={job.state} onCancel={() => void job.cancel()} showElapsed={false} />
+            )}
+            {error && (
+              <ErrorNotice
+                error={error}
+                quota={quota}
+                noun="enhancements"
+                onRetry={image ? () => void enhance() : undefined}
+              />
+            )}
+            {canceled && <CancelNotice kind="enhance" started={canceled.started} />}
           </section>
         </div>
 
         <section aria-labelledby="preview-heading" className={`${panel} p-3 sm:p-4 lg:col-span-7`}>
           <h2 id="preview-heading" className="sr-only">
-            {result ? "Before and after" : "Preview"}
+            {result && image ? "Before and after" : result ? "Result" : "Preview"}
           </h2>
           {result && image ? (
             <>
-              <CompareSlider before={image.previewUrl} after={result.url} width={ew} height={eh} />
-              <EnhanceResult result={result} fileName={image.file.name} resizedFrom={image.resized?.from} />
+              <CompareSlider before={image.previewUrl} after={result.data.url} width={ew} height={eh} />
+              <EnhanceResult result={result.data} fileName={image.file.name} resizedFrom={image.resized?.from} />
             </>
+          ) : result ? (
+            // Finished after a reload: the upload itself is not kept, so there is nothing to compare against.
+            <figure>
+              <div className="bg-checker overflow-hidden rounded-xl">
+                {/* eslint-disable-next-line @next/next/no-img-element -- CDN images are already final PNGs */}
+                <img
+                  src={result.data.url}
+                  alt={`Enhanced ${result.meta.fileName || "image"}`}
+                  width={ew}
+                  height={eh}
+                  className="mx-auto block h-auto max-h-[70vh] w-auto max-w-full"
+                  data-testid="enhanced-image"
+                />
+              </div>
+              <figcaption className="mt-2 text-sm text-stone-600 dark:text-stone-400">
+                Your original isn&apos;t kept across a page reload, so only the enhanced image is shown.
+              </figcaption>
+              <EnhanceResult
+                result={result.data}
+                fileName={result.meta.fileName}
+                resizedFrom={result.meta.resizedFrom}
+              />
+            </figure>
           ) : image ? (
             <figure>
               <div className={`bg-checker overflow-hidden rounded-xl ${startedAt !== null ? "animate-pulse" : ""}`}>
@@ -227,10 +278,19 @@ export function EnhanceStudio() {
               className="flex aspect-[4/3] items-center justify-center rounded-xl border-2 border-dashed border-stone-300 p-6 text-center text-sm text-stone-600 dark:border-stone-700 dark:text-stone-400"
               data-testid="preview-empty"
             >
-              <div className="max-w-xs">
-                <p className="font-medium text-stone-800 dark:text-stone-200">Your before/after appears here</p>
-                <p className="mt-1">Upload a photo to preview it, then press Enhance.</p>
-              </div>
+              {job.state ? (
+                <div className="max-w-xs">
+                  <p className="font-medium text-stone-800 dark:text-stone-200">Still enhancing your photo</p>
+                  <p className="mt-1">
+                    It was sent before this page reloaded; the result appears here when it is ready.
+                  </p>
+                </div>
+              ) : (
+                <div className="max-w-xs">
+                  <p className="font-medium text-stone-800 dark:text-stone-200">Your before/after appears here</p>
+                  <p className="mt-1">Upload a photo to preview it, then press Enhance.</p>
+                </div>
+              )}
             </div>
           )}
         </section>

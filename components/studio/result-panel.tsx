@@ -1,6 +1,7 @@
 // The current result: the image, what made it, and Download / Copy link / Enhance this; with empty and loading states.
 "use client";
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { Spinner } from "@/components/ui/spinner";
@@ -10,17 +11,35 @@ import { useElapsed } from "@/lib/client/use-elapsed";
 
 const FRAME: Record<string, string> = { "1:1": "aspect-square", "16:9": "aspect-video", "9:16": "aspect-[9/16]" };
 
-type Props = { item: HistoryItem | null; startedAt: number | null; ratio: string };
+type Props = {
+  item: HistoryItem | null;
+  startedAt: number | null;
+  ratio: string;
+  /** Shown while busy in place of the elapsed-time line: the job's place in line, stage and Cancel. */
+  progress?: ReactNode;
+};
 
-function Placeholder({ ratio, startedAt }: { ratio: string; startedAt: number | null }) {
+function Placeholder({
+  ratio,
+  startedAt,
+  progress,
+}: {
+  ratio: string;
+  startedAt: number | null;
+  progress?: ReactNode;
+}) {
   const elapsed = useElapsed(startedAt);
   const busy = startedAt !== null;
   return (
     <div
-      className={`mx-auto flex max-h-[70vh] w-full items-center justify-center rounded-xl border-2 border-dashed border-stone-300 text-center dark:border-stone-700 ${FRAME[ratio] ?? "aspect-square"} ${ratio === "9:16" ? "max-w-sm" : ""} ${busy ? "animate-pulse bg-stone-100 dark:bg-stone-800/60" : ""}`}
+      className={`mx-auto flex max-h-[70vh] w-full items-center justify-center rounded-xl border-2 border-dashed border-stone-300 text-center dark:border-stone-700 ${FRAME[ratio] ?? "aspect-square"} ${ratio === "9:16" ? "max-w-sm" : ""} ${busy ? "bg-stone-100 dark:bg-stone-800/60" : ""} ${busy && !progress ? "animate-pulse" : ""}`}
       data-testid={busy ? "result-loading" : "result-empty"}
     >
-      {busy ? (
+      {busy && progress ? (
+        <div className="flex w-full justify-center px-4">
+          <div className="w-full max-w-sm">{progress}</div>
+        </div>
+      ) : busy ? (
         <p className="flex items-center gap-2 text-sm font-medium text-stone-700 dark:text-stone-200">
           <Spinner className="size-5" /> Rendering your image…{" "}
           <span className="tabular-nums">{elapsed.toFixed(1)} s</span>
@@ -35,14 +54,18 @@ function Placeholder({ ratio, startedAt }: { ratio: string; startedAt: number | 
   );
 }
 
-export function ResultPanel({ item, startedAt, ratio }: Props) {
+export function ResultPanel({ item, startedAt, ratio, progress }: Props) {
   return (
     <section aria-labelledby="result-heading" className={`${panel} p-3 sm:p-4`}>
       <h2 id="result-heading" className="sr-only">
         Result
       </h2>
       {!item || startedAt !== null ? (
-        <Placeholder ratio={startedAt !== null ? ratio : (item?.ratio ?? ratio)} startedAt={startedAt} />
+        <Placeholder
+          ratio={startedAt !== null ? ratio : (item?.ratio ?? ratio)}
+          startedAt={startedAt}
+          progress={progress}
+        />
       ) : (
         <figure data-testid="result">
           <div className="bg-checker overflow-hidden rounded-xl">

@@ -1,11 +1,15 @@
 // The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
 "use client";
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
+import { CancelNotice } from "@/components/ui/cancel-notice";
 import { ErrorNotice } from "@/components/ui/error-notice";
+import { JobProgress } from "@/components/ui/job-progress";
 import { UsageMeter } from "@/components/ui/usage-meter";
-import { type ClientError, postJson, type Quota } from "@/lib/client/api";
+import type { ClientError, Quota } from "@/lib/client/api";
 import { writeErrorCopy } from "@/lib/client/error-copy";
 import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
+import { describeCancel } from "@/lib/client/job-copy";
+import { useJob } from "@/lib/client/use-job";
 import { useStatus } from "@/lib/client/use-status";
 import type { GenerateResponse } from "@/lib/schemas/generate";
 import { GenerateButton } from "./generate-button";
@@ -15,6 +19,9 @@ import { PromptField, promptProblem } from "./prompt-field";
 import { RatioPicker } from "./ratio-picker";
 import { ResultPanel } from "./result-panel";
 import { type StyleOption, StylePicker } from "./style-picker";
+
+/** What a reload needs to show the job again: the form as it was sent, and the prompt for the history. */
+type GenerateMeta = { prompt: string; model: string; style: string; ratio: string };
 
 type Props = {
   /** From the catalog, so the pickers render before /api/status answers. */
@@ -31,13 +38,12 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   const [model, setModel] = useState(defaults.model);
   const [style, setStyle] = useState(defaults.style);
   const [ratio, setRatio] = useState(defaults.ratio);
-  const [startedAt, setStartedAt] = useState<number | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
+  const [canceled, setCanceled] = useState<{ started: boolean } | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [history, setHistory] = useState<HistoryItem[]>([]);
   const [current, setCurrent] = useState<HistoryItem | null>(null);
   const [announcement, setAnnouncement] = useState("");
-  const inFlight = useRef(false);
   const promptRef = useRef<HTMLTextAreaElement>(null);
   const resultRef = useRef<HTMLDivElement>(null);
 
@@ -66,29 +72,12 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   const styles = status?.styles ?? fallbackStyles;
   const ratios = status?.ratios ?? fallbackRatios;
 
-  async function generate() {
-    if (inFlight.current) return;
-    const problem = promptProblem(prompt);
-    if (problem) {
-      setPromptError(problem);
-      promptRef.current?.focus();
-      return;
-    }
-    inFlight.current = true;
-    setPromptError(null);
-    setError(null);
-    setStartedAt(Date.now());
-    setAnnouncement("Generating your image…");
-    // On phones the result sits below the settings; bring the progress into view.
-    resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    const res = await postJson<GenerateResponse>("/api/generate", { prompt, model, style, ratio });
-    if (res.quota) setQuota(res.quota);
-    if (res.ok) {
-      const d = res.data;
+  const job = useJob<GenerateResponse, GenerateMeta>("studio", "generate", {
+    onSucceeded: (d, meta) => {
       const item: HistoryItem = {
         id: d.id,
         url: d.url,
-        prompt,
+        prompt: meta.prompt,
         model: d.model,
         style: d.style,
         ratio: d.ratio,
@@ -102,12 +91,50 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       setCurrent(item);
       setAnnouncement(`Image ready. ${d.remaining} free generations left today.`);
       window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
-    } else {
-      setError(res.error);
-      setAnnouncement(writeErrorCopy(res.error, { quota: res.quota, now: Date.now(), noun: "generations" }).title);
+    },
+    onFailed: (err, failedQuota) => {
+      setError(err);
+      setAnnouncement(writeErrorCopy(err, { quota: failedQuota, now: Date.now(), noun: "generations" }).title);
+    },
+    onCanceled: (started) => {
+      setCanceled({ started });
+      const copy = describeCancel("generate", started);
+      setAnnouncement(`${copy.title}. ${copy.detail}`);
+    },
+    onQuota: setQuota,
+    onAnnounce: setAnnouncement,
+    onReattach: (meta) => {
+      // The form shows what is being made, as it did before the reload.
+      setPrompt(meta.prompt);
+      setModel(meta.model);
+      setStyle(meta.style);
+      setRatio(meta.ratio);
+    },
+  });
+  const startedAt = job.state?.startedAt ?? null;
+
+  async function generate() {
+    if (job.state) return;
+    const problem = promptProblem(prompt);
+    if (problem) {
+      setPromptError(problem);
+      promptRef.current?.focus();
+      return;
     }
-    setStartedAt(null);
-    inFlight.current = false;
+    setPromptError(null);
+    setError(null);
+    setCanceled(null);
+    // On phones the result sits below the settings; bring the progress into view.
+    resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    await job.start(
+      "/api/generate",
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ prompt, model, style, ratio }),
+      },
+      { prompt, model, style, ratio },
+    );
   }
 
   function onSubmit(e: FormEvent) {
@@ -154,6 +181,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           <div className="space-y-3">
             <GenerateButton startedAt={startedAt} />
             {error && <ErrorNotice error={error} quota={quota} noun="generations" onRetry={() => void generate()} />}
+            {canceled && <CancelNotice kind="generate" started={canceled.started} />}
           </div>
           <StylePicker styles={styles} value={style} onChange={setStyle} />
           <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />
@@ -161,7 +189,14 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         </form>
         <div ref={resultRef} className="lg:col-span-7">
           <div className="lg:sticky lg:top-4">
-            <ResultPanel item={current} startedAt={startedAt} ratio={ratio} />
+            <ResultPanel
+              item={current}
+              startedAt={startedAt}
+              ratio={ratio}
+              progress={
+                job.state && <JobProgress kind="generate" state={job.state} onCancel={() => void job.cancel()} />
+              }
+            />
           </div>
         </div>
       </div>

@@ -11,10 +11,10 @@ export type ClientError = {
 };
 
 export type ApiResult<T> =
-  | { ok: true; data: T; quota: Quota | null }
+  | { ok: true; data: T; quota: Quota | null; status: number }
   | { ok: false; error: ClientError; quota: Quota | null };
 
-const BROWSER_HEADERS = { "X-Requested-With": "XMLHttpRequest" };
+export const BROWSER_HEADERS = { "X-Requested-With": "XMLHttpRequest" };
 
 function readQuota(headers: Headers): Quota | null {
   const limit = Number(headers.get("X-RateLimit-Limit"));
@@ -26,7 +26,7 @@ function readQuota(headers: Headers): Quota | null {
 
 type ErrorShape = { error?: { code?: unknown; message?: unknown; request_id?: unknown } };
 
-function readError(status: number, body: unknown, headers: Headers): ClientError {
+export function readError(status: number, body: unknown, headers: Headers): ClientError {
   const err = (body as ErrorShape | null)?.error;
   const retry = Number(headers.get("Retry-After"));
   return {
@@ -55,7 +55,8 @@ export async function callApi<T>(path: string, init: RequestInit = {}): Promise<
   }
   const quota = readQuota(res.headers);
   const body: unknown = await res.json().catch(() => null);
-  if (res.ok && body && (body as { success?: unknown }).success !== false) return { ok: true, data: body as T, quota };
+  if (res.ok && body && (body as { success?: unknown }).success !== false)
+    return { ok: true, data: body as T, quota, status: res.status };
   return { ok: false, error: readError(res.status, body, res.headers), quota };
 }
 

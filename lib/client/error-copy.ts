@@ -48,6 +48,13 @@ export function writeErrorCopy(err: ClientError, opts: { quota?: Quota | null; n
       };
     case "network":
       return { title: "You seem to be offline", detail: err.message, action: "retry" };
+    case "job_lost":
+      return {
+        title: "This job can no longer be found",
+        detail:
+          "Finished jobs are kept for 24 hours and can only be read from the network that started them. Please try again.",
+        action: "retry",
+      };
     case "image_too_large":
       return { title: "That image is too large", detail: err.message };
     default:
