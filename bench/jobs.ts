@@ -35,7 +35,7 @@ export async function benchJobs(app: App, auth: Record<string, string>): Promise
     const stream = await readEvents(a.json.events_url, { headers: auth });
     const terminal = stream.events.at(-1);
     const record = await call(a.json.status_url, "", { headers: auth });
-    if (!terminal || terminal.event !== "succeeded") throw new Error(`no terminal event for ${a.json.id}`);
+    if (terminal?.event !== "succeeded") throw new Error(`no terminal event for ${a.json.id}`);
     delays.push(terminal.at - Date.parse(record.json.finished_at));
   }
 
