@@ -189,7 +189,8 @@ describe("quota before cost", () => {
     let answered = false;
     reply.finally(() => (answered = true)).catch(() => {});
     while (!answered && sent < 8 * 1024 * 1024) {
-      if (!req.write(chunk)) await new Promise((r) => req.once("drain", r));
+      // The server stops reading once it has refused the body: wait for room or for its answer, whichever comes.
+      if (!req.write(chunk)) await Promise.race([new Promise((r) => req.once("drain", r)), reply.catch(() => {})]);
       sent += chunk.length;
       await new Promise((r) => setImmediate(r));
     }
