@@ -52,11 +52,11 @@ export type JobRecord = {
   };
 };
 
-/** The job as callers see it: everything but `internal`. */
-export type JobView = Omit<JobRecord, "internal">;
+/** The job as callers see it: not who owns it (a key id or an address), nor anything internal. */
+export type JobView = Omit<JobRecord, "internal" | "owner">;
 
 export function viewOf(job: JobRecord): JobView {
-  const { internal: _internal, ...view } = job;
+  const { internal: _internal, owner: _owner, ...view } = job;
   return view;
 }
 

@@ -87,6 +87,7 @@ export function runJobsSuite(backend: Backend) {
       assert.equal(done.json.result.usage, 1);
       assert.equal(done.json.result.remaining, 4);
       assert.equal(done.json.internal, undefined, "nothing internal is shown");
+      assert.equal(done.json.owner, undefined, "nor the owner's address or key");
       assert.equal((await call(done.json.result.url, "")).headers["content-type"], "image/png");
       assert.equal(await usageOf(from), 1);
     });
