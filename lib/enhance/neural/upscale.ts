@@ -1,5 +1,6 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
+import { setMaxListeners } from "node:events";
 import type { RawImage } from "../types";
 import type { WorkerPool } from "./pool";
 import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, toModelKey } from "./protocol";
@@ -46,6 +47,8 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
   async function runAll(tasks: SrTask[], opts: RunOptions) {
     const stop = new AbortController();
     const signal = AbortSignal.any([opts.signal, stop.signal]);
+    // Every waiting job listens for the abort: one listener per tile is expected, not a leak.
+    setMaxListeners(tasks.length + 10, signal);
     const group = opts.group ?? Symbol("image");
     try {
       await Promise.all(tasks.map((task) => pool.run(task, { signal, group })));
