@@ -6,7 +6,16 @@ import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
-import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
+import {
+  benchConcurrentUploads,
+  benchLargeOutputs,
+  benchMemory,
+  benchPsnr,
+  benchSpeed,
+  findServerPid,
+  serveReference,
+  type Table,
+} from "./neural";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -164,7 +173,13 @@ async function main() {
   } finally {
     await app.stop();
   }
-  neuralTables.push(await benchMemory(async (a) => ({ Authorization: `Bearer ${(await createKey(a, "bench")).key}` })));
+  // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
+  neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
+  const authFor = async (a: Parameters<typeof createKey>[0]) => ({
+    Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
+  });
+  neuralTables.push(await benchMemory(authFor));
+  neuralTables.push(await benchConcurrentUploads(authFor));
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));

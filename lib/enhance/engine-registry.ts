@@ -66,7 +66,8 @@ export function createEngineRegistry(opts: {
   };
 }
 
-function createRegistry(config: Config): EngineRegistry {
+/** The registry the server uses, built from its configuration (the process singleton below holds one). */
+export function createConfiguredRegistry(config: Config): EngineRegistry {
   const root = resolveProjectRoot();
   const workerData: SrWorkerData = {
     root,
@@ -84,7 +85,7 @@ function createRegistry(config: Config): EngineRegistry {
 }
 
 function getRegistry(config: Config): EngineRegistry {
-  return processSingleton("enhance-engine", () => createRegistry(config));
+  return processSingleton("enhance-engine", () => createConfiguredRegistry(config));
 }
 
 /**
