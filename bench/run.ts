@@ -7,6 +7,7 @@ import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import {
+  BENCH_ENHANCE_TIMEOUT_MS,
   benchConcurrentUploads,
   benchLargeOutputs,
   benchMemory,
@@ -70,7 +71,12 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const app = await startApp({
     name: "bench",
-    env: { STATUS_CALLS_PER_MINUTE: "100000000", PRO_REQUESTS_PER_DAY: "100000000", GENERATE_QUEUE: "1000" },
+    env: {
+      STATUS_CALLS_PER_MINUTE: "100000000",
+      PRO_REQUESTS_PER_DAY: "100000000",
+      GENERATE_QUEUE: "1000",
+      ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS,
+    },
   });
   const rows: string[][] = [];
   try {

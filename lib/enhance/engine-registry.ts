@@ -56,6 +56,11 @@ export function createEngineRegistry(opts: {
         return await runEngines({ ...job, signal: AbortSignal.any([job.signal, deadline]) });
       } catch (err) {
         if (deadline.aborted && !job.signal.aborted) {
+          log.warn("enhance job ran past its deadline; its waiting tiles were dropped", {
+            timeout_ms: opts.timeoutMs,
+            size: `${job.width}x${job.height}`,
+            model: job.model,
+          });
           throw new EnhanceFailed(`enhance ran past its deadline of ${opts.timeoutMs} ms`, {
             cause: new WorkAborted("deadline"),
           });
