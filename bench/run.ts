@@ -8,7 +8,17 @@ import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchQuotaBeforeCost } from "./hardening";
 import { benchJobs } from "./jobs";
-import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
+import {
+  BENCH_ENHANCE_TIMEOUT_MS,
+  benchConcurrentUploads,
+  benchLargeOutputs,
+  benchMemory,
+  benchPsnr,
+  benchSpeed,
+  findServerPid,
+  serveReference,
+  type Table,
+} from "./neural";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -63,7 +73,12 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const app = await startApp({
     name: "bench",
-    env: { STATUS_CALLS_PER_MINUTE: "100000000", PRO_REQUESTS_PER_DAY: "100000000", GENERATE_QUEUE: "1000" },
+    env: {
+      STATUS_CALLS_PER_MINUTE: "100000000",
+      PRO_REQUESTS_PER_DAY: "100000000",
+      GENERATE_QUEUE: "1000",
+      ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS,
+    },
   });
   const rows: string[][] = [];
   try {
@@ -172,7 +187,13 @@ async function main() {
   } finally {
     await app.stop();
   }
-  neuralTables.push(await benchMemory(async (a) => ({ Authorization: `Bearer ${(await createKey(a, "bench")).key}` })));
+  // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
+  neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
+  const authFor = async (a: Parameters<typeof createKey>[0]) => ({
+    Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
+  });
+  neuralTables.push(await benchMemory(authFor));
+  neuralTables.push(await benchConcurrentUploads(authFor));
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));

@@ -59,6 +59,7 @@ const envSchema = z
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+    ENHANCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
 
     UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
     UPSTASH_REDIS_REST_TOKEN: optionalText,
@@ -136,6 +137,7 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
       ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH)
       : undefined,
     device: env.ENHANCE_DEVICE,
+    timeoutMs: env.ENHANCE_TIMEOUT_MS,
   };
 }
 

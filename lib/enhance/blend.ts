@@ -1,21 +1,36 @@
 // The strength blend both enhance engines share: the enhanced detail laid over the plain lanczos3 resize.
+// Worker-side code too (the neural engine blends in its workers), so relative imports only.
 import type { RawImage } from "./types";
 
 /**
  * (1 − t)·base + t·detail on RGB with 16-bit weights, so nearby strengths still differ; alpha is kept from base.
  * `detail` holds `detailChannels` bytes per pixel (3 from the network, or the base's own layout).
  */
-export function blendOver(base: RawImage, detail: Buffer, t: number, detailChannels: 3 | 4 = 3): Buffer {
-  const ch = base.channels;
+export function blendOver(base: RawImage, detail: Uint8Array, t: number, detailChannels: 3 | 4 = 3): Buffer {
   const out = Buffer.allocUnsafe(base.data.length);
+  blendInto(out, base.data, base.channels, detail, detailChannels, t, 0, base.width * base.height);
+  return out;
+}
+
+/** The blend of pixels [from, to) into `out`, which may be `base` itself (each pixel is read before it is written). */
+export function blendInto(
+  out: Uint8Array,
+  base: Uint8Array,
+  baseChannels: number,
+  detail: Uint8Array,
+  detailChannels: number,
+  t: number,
+  from: number,
+  to: number,
+) {
+  const ch = baseChannels;
   const wb = Math.round(t * 65536);
   const wa = 65536 - wb;
-  const a = base.data;
-  for (let i = 0, j = 0; i < a.length; i += ch, j += detailChannels) {
-    out[i] = (a[i] * wa + detail[j] * wb + 32768) >>> 16;
-    out[i + 1] = (a[i + 1] * wa + detail[j + 1] * wb + 32768) >>> 16;
-    out[i + 2] = (a[i + 2] * wa + detail[j + 2] * wb + 32768) >>> 16;
-    if (ch === 4) out[i + 3] = a[i + 3];
+  const end = to * ch;
+  for (let i = from * ch, j = from * detailChannels; i < end; i += ch, j += detailChannels) {
+    out[i] = (base[i] * wa + detail[j] * wb + 32768) >>> 16;
+    out[i + 1] = (base[i + 1] * wa + detail[j + 1] * wb + 32768) >>> 16;
+    out[i + 2] = (base[i + 2] * wa + detail[j + 2] * wb + 32768) >>> 16;
+    if (ch === 4) out[i + 3] = base[i + 3];
   }
-  return out;
 }

@@ -1,24 +1,78 @@
 // The process's enhance engine: the neural engine on a lazily started worker pool, sharp only if that cannot load.
 import path from "node:path";
 import type { Config } from "@/lib/config";
+import { EnhanceFailed, WorkAborted } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
 import { WorkerPool, WorkerStartError } from "./neural/pool";
 import type { SrWorkerData } from "./neural/protocol";
 import { createUpscaler } from "./neural/upscale";
 import { createNeuralEngine } from "./neural-engine";
 import { sharpEngine } from "./sharp-engine";
-import type { EnhanceEngine, EnhanceJob } from "./types";
+import type { EnhanceEngine, EnhanceJob, EnhanceOutput } from "./types";
 
-type Registry = { pool: WorkerPool; neural: EnhanceEngine; fallback?: string };
-const KEY = Symbol.for("darkroom.enhance-engine");
-type Holder = { [KEY]?: Registry };
+export type EngineRegistry = {
+  readonly pool: WorkerPool;
+  /** Why the process uses sharp, once the neural runtime proved unable to load; never set by a crash. */
+  readonly fallback?: string;
+  run(job: EnhanceJob): Promise<EnhanceOutput>;
+};
 
 /** Where package files and the worker entry live; Next bundles this module, so __dirname is no guide. */
 export function resolveProjectRoot(): string {
   return process.env.DARKROOM_ROOT ?? process.cwd();
 }
 
-function createRegistry(config: Config): Registry {
+/**
+ * Runs jobs on `neural` under a per-job deadline. Only WorkerStartError (the runtime cannot load, decided once by
+ * the pool on its first start) switches to sharp; a crashed worker is restarted by the pool, with backoff.
+ * A job past its deadline stops its waiting tiles and fails with EnhanceFailed (cause: WorkAborted "deadline").
+ */
+export function createEngineRegistry(opts: {
+  pool: WorkerPool;
+  neural: EnhanceEngine;
+  timeoutMs: number;
+}): EngineRegistry {
+  let fallback: string | undefined;
+  const runEngines = async (job: EnhanceJob) => {
+    if (fallback) return sharpEngine.enhance(job);
+    try {
+      return await opts.neural.enhance(job);
+    } catch (err) {
+      if (!(err instanceof WorkerStartError)) throw err;
+      fallback = err.message;
+      log.error("neural enhance engine unavailable; using the sharp engine from now on", describeError(err));
+      return sharpEngine.enhance(job);
+    }
+  };
+  return {
+    pool: opts.pool,
+    get fallback() {
+      return fallback;
+    },
+    async run(job) {
+      const deadline = AbortSignal.timeout(opts.timeoutMs);
+      try {
+        return await runEngines({ ...job, signal: AbortSignal.any([job.signal, deadline]) });
+      } catch (err) {
+        if (deadline.aborted && !job.signal.aborted) {
+          log.warn("enhance job ran past its deadline; its waiting tiles were dropped", {
+            timeout_ms: opts.timeoutMs,
+            size: `${job.width}x${job.height}`,
+            model: job.model,
+          });
+          throw new EnhanceFailed(`enhance ran past its deadline of ${opts.timeoutMs} ms`, {
+            cause: new WorkAborted("deadline"),
+          });
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+/** The registry the server uses, built from its configuration (the process singleton below holds one). */
+export function createConfiguredRegistry(config: Config): EngineRegistry {
   const root = resolveProjectRoot();
   const workerData: SrWorkerData = {
     root,
@@ -31,27 +85,20 @@ function createRegistry(config: Config): Registry {
     size: config.enhance.workers,
     workerData,
   });
-  return { pool, neural: createNeuralEngine({ upscaler: createUpscaler(pool), modelPath: config.enhance.modelPath }) };
+  const neural = createNeuralEngine({ upscaler: createUpscaler(pool), modelPath: config.enhance.modelPath });
+  return createEngineRegistry({ pool, neural, timeoutMs: config.enhance.timeoutMs });
 }
 
-function getRegistry(config: Config): Registry {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= createRegistry(config);
-  return holder[KEY];
+function getRegistry(config: Config): EngineRegistry {
+  return processSingleton("enhance-engine", () => createConfiguredRegistry(config));
 }
 
-/** Enhances with the neural engine; only a runtime that cannot start at all switches the process to sharp. */
-export async function runEnhanceEngine(config: Config, job: EnhanceJob) {
-  const reg = getRegistry(config);
-  if (reg.fallback) return sharpEngine.enhance(job);
-  try {
-    return await reg.neural.enhance(job);
-  } catch (err) {
-    if (!(err instanceof WorkerStartError)) throw err;
-    reg.fallback = err.message;
-    log.error("neural enhance engine unavailable; using the sharp engine from now on", describeError(err));
-    return sharpEngine.enhance(job);
-  }
+/**
+ * Enhances with the neural engine; only a runtime that cannot start at all switches the process to sharp.
+ * While the pool waits to restart a worker that failed to start, jobs are refused with QueueFull (503 busy).
+ */
+export function runEnhanceEngine(config: Config, job: EnhanceJob): Promise<EnhanceOutput> {
+  return getRegistry(config).run(job);
 }
 
 /** What /api/status shows: the engine in use, its models, and why sharp is used if it is. */

@@ -1,16 +1,23 @@
 // Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
 import sharp from "sharp";
-import { blendOver } from "./blend";
 import type { ModelRef } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
-import type { EnhanceEngine, EnhanceJob, ModelChoice, RawImage } from "./types";
+import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
 
 /**
  * The strength mapping (README "Enhancement engine"): with L = lanczos3(input → target) and
- * N = sharpen(σ 0.8)(lanczos3(SR(input) → target)), out = (1 − s)·L + s·N per RGB byte, alpha = lanczos3 alpha.
+ * N = sharpen(σ 0.8)(lanczos3(SR(input′) → target)), out = (1 − s)·L + s·N per RGB byte, alpha = lanczos3 alpha.
+ * input′ is the input itself, or its lanczos3 reduction to target / native scale when the target (after the
+ * 4096 px cap) needs less than the model's native scale: the network's cost follows the output, not the upload.
  * s = 0 is exactly L, and the distance from L grows linearly with s.
  */
 export const DETAIL_SHARPEN_SIGMA = 0.8;
+
+/**
+ * The input is reduced before the network only when that saves at least ~10 % of its pixels: a resample costs a
+ * little sharpness, and a few percent of compute is not worth it.
+ */
+export const MIN_PRESCALE_SAVING = 0.95;
 
 const PACKAGES = { fast: "esrgan-slim", quality: "esrgan-medium" } as const;
 
@@ -26,28 +33,53 @@ export function chooseModel(choice: ModelChoice, effectiveScale: number, modelPa
   return { kind: "package", pkg: PACKAGES[choice], scale: effectiveScale <= 2 ? 2 : 4 };
 }
 
+/**
+ * The size the network should see so that its output (input × native scale) just covers the target; undefined
+ * when the input itself is already (about) that size.
+ */
+export function planNetworkInput(
+  input: { width: number; height: number },
+  target: { width: number; height: number },
+  nativeScale: number,
+): { width: number; height: number } | undefined {
+  const factor = target.width / input.width / nativeScale;
+  if (factor >= MIN_PRESCALE_SAVING) return undefined;
+  return {
+    width: Math.max(1, Math.ceil(target.width / nativeScale)),
+    height: Math.max(1, Math.ceil(target.height / nativeScale)),
+  };
+}
+
 export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
   return {
     id: "onnx",
     ai: true,
     async enhance(job) {
-      const base = await resizeLanczos(job.image, job.width, job.height);
-      if (job.strength <= 0) return { ...base, engine: "lanczos3" };
-      const effective = job.width / job.image.width;
+      const { width, height, signal } = job;
+      if (job.strength <= 0) return { ...(await resizeLanczos(job.image, width, height)), engine: "lanczos3" };
+      // One group per job: the pool serves jobs' tiles in turn, so a big image does not hold back small ones.
+      const group = Symbol("enhance job");
+      const effective = width / job.image.width;
       let detail: Buffer;
       let engine: string;
       if (effective <= 1) {
         // Huge inputs are not upscaled at all (the 4096 px cap), so there is nothing for the network to add.
-        detail = await sharpenTo(base, job.width, job.height);
+        detail = await sharpenTo(job.image, width, height);
         engine = "lanczos3+sharpen";
       } else {
         const model = chooseModel(job.model, effective, opts.modelPath);
-        const sr = await opts.upscaler.upscale(model, job.image, { signal: job.signal });
-        detail = await sharpenTo(sr, job.width, job.height);
-        engine = `onnx:${(await opts.upscaler.describe(model)).label}`;
+        const info = await opts.upscaler.describe(model);
+        const reduced = planNetworkInput(job.image, job, info.scale);
+        const input = reduced ? await resizeLanczos(job.image, reduced.width, reduced.height) : job.image;
+        signal.throwIfAborted();
+        const sr = await opts.upscaler.upscale(model, input, { signal, group });
+        detail = await sharpenTo(sr, width, height);
+        engine = `onnx:${info.label}`;
       }
-      job.signal.throwIfAborted();
-      return { ...base, data: blendOver(base, detail, job.strength), engine };
+      // The base is made last, so it is not held in memory while the network runs.
+      const base = await resizeLanczos(job.image, width, height);
+      signal.throwIfAborted();
+      return { ...base, data: await opts.upscaler.blend(base, detail, job.strength, { signal, group }), engine };
     },
   };
 }

@@ -5,11 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
+import { blendOver } from "@/lib/enhance/blend";
 import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
 import { planTiles } from "@/lib/enhance/neural/tiles";
 import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
-import { createNeuralEngine } from "@/lib/enhance/neural-engine";
+import { createNeuralEngine, planNetworkInput } from "@/lib/enhance/neural-engine";
 import { targetSize } from "@/lib/enhance/pipeline";
 import type { EnhanceEngine, RawImage } from "@/lib/enhance/types";
 import { loadTestPhoto, measureDiff } from "../fixtures/photos";
@@ -165,6 +166,77 @@ describe("neural engine", () => {
       signal,
     });
     assert.deepEqual([skipped.width, skipped.engine], [4096, "lanczos3+sharpen"]);
+  });
+
+  it("sizes the network's input to the capped output: input × native scale ≈ target", () => {
+    const cases: [number, number, 2 | 4, [number, number] | undefined][] = [
+      [4000, 4000, 2, [2048, 2048]], // capped to 4096²: the 2× model needs only 2048²
+      [2048, 2048, 2, undefined], // exactly the model's scale
+      [3000, 1000, 4, [2048, 683]], // 4× capped to 1.37×: the 2× model on two thirds of the input
+      [1200, 300, 4, [1024, 256]], // 4× capped to 3.41×: the 4× model on 85 % of the input
+      [1024, 512, 4, undefined],
+      [2100, 12, 4, undefined], // 1.95× on the 2× model: under 5 % to gain, the input is used as is
+    ];
+    for (const [w, h, scale, expected] of cases) {
+      const t = targetSize(w, h, scale);
+      const native = t.scale <= 2 ? 2 : 4;
+      assert.deepEqual(
+        planNetworkInput({ width: w, height: h }, t, native),
+        expected && { width: expected[0], height: expected[1] },
+        `${w}×${h} at ${scale}×`,
+      );
+    }
+  });
+
+  it("runs the network on the reduced input when the cap lowers the scale, and stays lanczos3 at strength 0", async () => {
+    const seen: string[] = [];
+    const spy: Upscaler = {
+      ...upscaler,
+      upscale: (model, image, opts) => {
+        seen.push(`${image.width}x${image.height}`);
+        return upscaler.upscale(model, image, opts);
+      },
+    };
+    const reducing = createNeuralEngine({ upscaler: spy });
+    const image = await loadTestPhoto(4000, 40);
+    const t = targetSize(4000, 40, 2);
+    const lanczos = await lanczosOf(image, t.width, t.height);
+    const diffs: number[] = [];
+    for (const strength of [0, 0.5, 1]) {
+      const out = await reducing.enhance({ image, width: t.width, height: t.height, strength, model: "fast", signal });
+      assert.deepEqual([out.width, out.height], [4096, 41]);
+      assert.equal(out.engine, strength === 0 ? "lanczos3" : "onnx:esrgan-slim-x2");
+      diffs.push(measureDiff(out.data, lanczos).mean);
+    }
+    assert.deepEqual(seen, ["2048x21", "2048x21"], "the 2× network saw half the target, not the 4000 px upload");
+    assert.equal(diffs[0], 0);
+    assert.ok(diffs[1] > 0 && diffs[2] > diffs[1], `monotonic: ${diffs.join(", ")}`);
+    // An operator model follows the effective scale too: its 4× serves a 2× target from half the input.
+    seen.length = 0;
+    const operator = createNeuralEngine({ upscaler: spy, modelPath: writeNearestModel(tmp) });
+    const small = await loadTestPhoto(30, 20);
+    const out = await operator.enhance({ image: small, width: 60, height: 40, strength: 1, model: "fast", signal });
+    assert.deepEqual([out.width, out.height, out.engine, seen], [60, 40, "onnx:nearest-x4.onnx", ["15x10"]]);
+  });
+
+  it("blends on the workers exactly as blendOver does", async () => {
+    // Over a million pixels, so the blend is split into several worker jobs.
+    const [w, h] = [1100, 1000];
+    const rgb = await loadTestPhoto(w, h);
+    const data = Buffer.alloc(w * h * 4);
+    for (let i = 0; i < w * h; i++) {
+      rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
+      data[i * 4 + 3] = i % 251;
+    }
+    const detail = (await loadTestPhoto(h, w)).data; // any RGB of the same pixel count
+    for (const base of [rgb, { data, width: w, height: h, channels: 4 as const }]) {
+      const before = Buffer.from(base.data);
+      for (const t of [0.01, 0.5, 1]) {
+        const onWorkers = await upscaler.blend(base, detail, t, { signal });
+        assert.ok(onWorkers.equals(blendOver(base, detail, t)), `${base.channels} channels, t=${t}`);
+      }
+      assert.ok(base.data.equals(before), "the caller's base is left as it was");
+    }
   });
 
   it("serves an operator ONNX model for both names, probing its scale", async () => {

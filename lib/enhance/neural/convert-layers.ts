@@ -79,6 +79,12 @@ type TensorState = { onnxName: string; channels: number; scale: number; rf: numb
 
 const readPair = (v: number[] | undefined, fallback: number[]) => v ?? fallback;
 
+/** The value, or an error naming what the model file lacks. */
+function defined<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`malformed model: ${what} missing`);
+  return value;
+}
+
 export function convertLayersModel(
   json: LayersModelJson,
   shards: Buffer[],
@@ -106,7 +112,7 @@ export function convertLayersModel(
     return w;
   };
   const byName = new Map(layers.map((l) => [l.name, l]));
-  const layerOf = (name: string) => byName.get(name)!;
+  const layerOf = (name: string) => defined(byName.get(name), `layer ${name}`);
   const inboundOf = (l: KerasLayer): string[] => {
     if (l.inbound_nodes.length === 0) return [];
     if (l.inbound_nodes.length > 1) throw new Error(`layer ${l.name} is shared`);
@@ -149,7 +155,7 @@ export function convertLayersModel(
     const name = layer.name;
     const act = c.activation ?? "linear";
     const cin = parts.reduce((a, p) => a + p.channels, 0);
-    const cout = c.filters!;
+    const cout = defined(c.filters, `${name}: filters`);
     const kernel = transposeKernel(weight(`${name}/kernel`), 1, 1, cin, cout);
     const bias = c.use_bias ? Float32Array.from(weight(`${name}/bias`)) : new Float32Array(cout);
     parameters += kernel.length + (c.use_bias ? cout : 0);
@@ -205,7 +211,10 @@ export function convertLayersModel(
       }
     });
     if (parts.length === 1 && act === "linear") {
-      nodes.find((n) => n.outputs.includes(acc))!.outputs = [name];
+      defined(
+        nodes.find((n) => n.outputs.includes(acc)),
+        `${name}: producer of ${acc}`,
+      ).outputs = [name];
       acc = name;
     }
     const out = emitActivation(act, acc, name);
@@ -217,21 +226,23 @@ export function convertLayersModel(
     const c = layer.config;
     const name = layer.name;
     const act = c.activation ?? "linear";
-    const [kh, kw] = c.kernel_size!;
+    const [kh, kw] = defined(c.kernel_size, `${name}: kernel_size`);
     const [sh, sw] = readPair(c.strides, [1, 1]);
     const [dh, dw] = readPair(c.dilation_rate, [1, 1]);
     if ((c.groups ?? 1) !== 1) throw new Error("grouped conv not supported");
     if (sh !== 1 || sw !== 1) throw new Error("strided conv not supported by the tiling contract");
     if (c.data_format && c.data_format !== "channels_last") throw new Error("expected channels_last");
-    const cout = c.filters!;
+    const cout = defined(c.filters, `${name}: filters`);
     const inName = inboundOf(layer)[0];
     const upsample = fusedUpsample.has(inName) ? layerOf(inName) : undefined;
-    const src = upsample ? state.get(inboundOf(upsample)[0])! : state.get(inName)!;
+    const srcName = upsample ? inboundOf(upsample)[0] : inName;
+    const src = defined(state.get(srcName), `${name}: input ${srcName}`);
     const cin = src.channels;
     let kernel = transposeKernel(weight(`${name}/kernel`), kh, kw, cin, cout);
     let bias = c.use_bias ? Float32Array.from(weight(`${name}/bias`)) : new Float32Array(cout);
     parameters += kernel.length + (c.use_bias ? cout : 0);
-    const convScale = upsample ? src.scale * upsample.config.size![0] : src.scale;
+    const upsampleBy = upsample ? defined(upsample.config.size, `${upsample.name}: size`)[0] : 1;
+    const convScale = src.scale * upsampleBy;
     flops += 2 * kh * kw * cin * cout * convScale ** 2;
     if (src.onnxName === "input" && foldInput) kernel = kernel.map((v) => v * inputMax);
     if (name === outputName && foldOutput) {
@@ -241,7 +252,7 @@ export function convertLayersModel(
     let convOut = upsample ? `${name}__lr` : act === "linear" ? name : `${name}__conv`;
     let next: Omit<TensorState, "onnxName">;
     if (upsample) {
-      const s = upsample.config.size![0];
+      const s = upsampleBy;
       if (kh !== kw || kh % 2 !== 1 || dh !== 1 || dw !== 1 || c.padding !== "same")
         throw new Error("internal: fold preconditions");
       const f = foldUpsampleKernel(kernel, bias, kh, cin, cout, s);
@@ -298,7 +309,11 @@ export function convertLayersModel(
       cons.length > 0 &&
       cons.every((cn) => {
         const l = layerOf(cn);
-        return l.class_name === "Conv2D" && l.config.kernel_size!.every((k) => k === 1) && (l.config.groups ?? 1) === 1;
+        return (
+          l.class_name === "Conv2D" &&
+          l.config.kernel_size?.every((k) => k === 1) === true &&
+          (l.config.groups ?? 1) === 1
+        );
       })
     );
   };
@@ -322,12 +337,14 @@ export function convertLayersModel(
   for (const layer of layers) {
     const c = layer.config;
     const name = layer.name;
-    const ins = inboundOf(layer).map((n) => {
-      const s = state.get(n);
-      if (!s && !fusedUpsample.has(n) && !virtualConcats.has(n))
+    const inbound = inboundOf(layer);
+    for (const n of inbound)
+      if (!state.has(n) && !fusedUpsample.has(n) && !virtualConcats.has(n))
         throw new Error(`layer ${name}: input ${n} not yet defined`);
-      return s!;
-    });
+    // Only a Conv2D may read a folded upsample or a split concat (it looks them up itself); every other layer's
+    // inputs are real tensors.
+    const ins =
+      layer.class_name === "Conv2D" ? [] : inbound.map((n) => defined(state.get(n), `layer ${name}: input ${n}`));
     switch (layer.class_name) {
       case "InputLayer": {
         if ((c.batch_input_shape?.[3] ?? 3) !== 3) throw new Error("expected 3 input channels");
@@ -391,7 +408,7 @@ export function convertLayersModel(
       case "Add": {
         const folded = foldedAdds.get(name);
         if (folded) {
-          state.set(name, { ...state.get(folded)! });
+          state.set(name, { ...defined(state.get(folded), `${name}: folded input ${folded}`) });
           break;
         }
         let acc = ins[0].onnxName;
@@ -404,7 +421,7 @@ export function convertLayersModel(
         break;
       }
       case "UpSampling2D": {
-        const [s1, s2] = c.size!;
+        const [s1, s2] = defined(c.size, `${name}: size`);
         if (s1 !== s2) throw new Error("non-square upsampling unsupported");
         if ((c.interpolation ?? "nearest") !== "nearest") throw new Error("only nearest upsampling supported");
         if (canFoldUpsample(name)) {
@@ -431,7 +448,7 @@ export function convertLayersModel(
     }
   }
 
-  const out = state.get(outputName)!;
+  const out = defined(state.get(outputName), `output ${outputName}`);
   if (out.channels !== 3) throw new Error(`expected 3 output channels, got ${out.channels}`);
   if (!foldOutput && outputMax !== 1) {
     inits.push(toFloatTensor("output__scale", [], new Float32Array([1 / outputMax])));

@@ -1,5 +1,7 @@
-// Messages between the enhance engine and its inference workers (structured-cloned; pixel buffers transferred).
+// Messages between the enhance engine and its inference workers. Pixels live in SharedArrayBuffers the workers read
+// and write in place, so the main thread never copies a tile or blends a pixel.
 import type { PackageName } from "./package-models";
+import type { Tile } from "./tiles";
 
 export type ModelRef = { kind: "package"; pkg: PackageName; scale: 2 | 4 } | { kind: "file"; path: string };
 
@@ -11,25 +13,35 @@ export type SrWorkerData = {
   /** ONNX Runtime intra-op threads for this worker. */
   threads: number;
   device: "cpu" | "cuda";
+  /** ONNX sessions a worker keeps open; the least recently used one is released beyond this. Default 2. */
+  maxSessions?: number;
 };
+
+/** Interleaved 8-bit pixels in shared memory. */
+export type SharedImage = { data: SharedArrayBuffer; width: number; height: number; channels: number };
 
 export type SrTask =
   | { type: "info"; model: ModelRef }
   | {
       type: "tile";
       model: ModelRef;
-      /** Packed RGB of the tile with its context. */
-      data: Uint8Array;
-      width: number;
-      height: number;
-      /** The interior to return, in tile input pixels. */
-      crop: { x: number; y: number; w: number; h: number };
-    };
+      input: SharedImage;
+      /** Packed RGB at the model's scale; the worker writes the tile's upscaled interior into it. */
+      output: SharedImage;
+      tile: Tile;
+    }
+  | {
+      type: "blend";
+      /** Blended in place: pixels [from, to) of base become (1 − weight)·base + weight·detail. */
+      base: SharedImage;
+      detail: SharedImage;
+      weight: number;
+      from: number;
+      to: number;
+    }
+  | { type: "sessions" };
 
 export type ModelInfo = { scale: number; overlap: number; flopsPerInputPixel: number; label: string };
-
-/** Packed RGB of the crop, upscaled. */
-export type TileResult = { data: Uint8Array };
 
 /** Pool envelope: `ready` once the worker has loaded its runtime, then one reply per job id. */
 export type WorkerReply = { ready: true } | { id: number; result: unknown } | { id: number; error: string };

@@ -12,6 +12,8 @@ const DEFAULT_OVERLAP = 16;
 
 export type SrSession = {
   info: ModelInfo;
+  /** Frees the session's native memory (weights, arena); the session is unusable afterwards. */
+  release: () => Promise<void>;
   run: (
     data: Uint8Array,
     width: number,
@@ -86,6 +88,7 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
 
   return {
     info,
+    release: () => session.release(),
     async run(data, width, height, crop) {
       const out = await runRegion(data, width, height);
       const ow = width * scale;
@@ -99,13 +102,10 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
       for (let y = 0, d = 0; y < ch; y++) {
         let s = (crop.y * scale + y) * ow + crop.x * scale;
         for (let x = 0; x < cw; x++, s++, d += 3) {
-          // Uint8Array assignment truncates, so round and clamp here.
-          const r = o[s] * 255 + 0.5;
-          const g = o[s + oplane] * 255 + 0.5;
-          const b = o[s + 2 * oplane] * 255 + 0.5;
-          pixels[d] = r < 0 ? 0 : r > 255 ? 255 : r;
-          pixels[d + 1] = g < 0 ? 0 : g > 255 ? 255 : g;
-          pixels[d + 2] = b < 0 ? 0 : b > 255 ? 255 : b;
+          // Uint8Array assignment truncates (and wraps), so round and clamp here.
+          pixels[d] = Math.min(255, Math.max(0, o[s] * 255 + 0.5));
+          pixels[d + 1] = Math.min(255, Math.max(0, o[s + oplane] * 255 + 0.5));
+          pixels[d + 2] = Math.min(255, Math.max(0, o[s + 2 * oplane] * 255 + 0.5));
         }
       }
       return pixels;

@@ -1,11 +1,22 @@
-// Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker.
+// Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
+// and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
+import { setMaxListeners } from "node:events";
 import type { RawImage } from "../types";
 import type { WorkerPool } from "./pool";
-import { type ModelInfo, type ModelRef, type SrTask, type TileResult, toModelKey } from "./protocol";
-import { extractRegion, placeTile, planTiles } from "./tiles";
+import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, toModelKey } from "./protocol";
+import { bufferOf, copyToShared, toShared } from "./shared-memory";
+import { planTiles } from "./tiles";
 
 /** Input pixels per tile side. 256 keeps a session's working set near 250 MB; 512 needs ~900 MB. */
 export const DEFAULT_TILE_SIZE = 256;
+/** Pixels per blend job: a few milliseconds of a worker, so blends interleave with other images' tiles. */
+const BLEND_CHUNK_PIXELS = 1 << 20;
+
+export type RunOptions = {
+  signal: AbortSignal;
+  /** Jobs of one group share a turn in the pool's round-robin: pass one per image being enhanced. */
+  group?: unknown;
+};
 
 export type Upscaler = {
   describe(model: ModelRef): Promise<ModelInfo>;
@@ -13,8 +24,10 @@ export type Upscaler = {
   upscale(
     model: ModelRef,
     image: RawImage,
-    opts: { signal: AbortSignal; tileSize?: number; overlap?: number },
+    opts: RunOptions & { tileSize?: number; overlap?: number },
   ): Promise<RawImage>;
+  /** The strength blend (see blend.ts) on the workers: base's layout, alpha kept; detail is packed RGB. */
+  blend(base: RawImage, detail: Uint8Array, weight: number, opts: RunOptions): Promise<Buffer>;
 };
 
 export function createUpscaler(pool: WorkerPool): Upscaler {
@@ -30,48 +43,63 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
     return info;
   };
 
+  /** Runs the tasks on the pool; the first failure drops the rest, as a client going away does. */
+  async function runAll(tasks: SrTask[], opts: RunOptions) {
+    const stop = new AbortController();
+    const signal = AbortSignal.any([opts.signal, stop.signal]);
+    // Every waiting job listens for the abort: one listener per tile is expected, not a leak.
+    setMaxListeners(tasks.length + 10, signal);
+    const group = opts.group ?? Symbol("image");
+    try {
+      await Promise.all(tasks.map((task) => pool.run(task, { signal, group })));
+    } catch (err) {
+      stop.abort(err);
+      throw opts.signal.aborted ? opts.signal.reason : err;
+    }
+  }
+
   return {
     describe,
     async upscale(model, image, opts) {
       const info = await describe(model);
       const s = info.scale;
-      const outWidth = image.width * s;
-      const out = new Uint8Array(outWidth * image.height * s * 3);
+      const input: SharedImage = { ...image, data: await toShared(image.data) };
+      const output: SharedImage = {
+        data: new SharedArrayBuffer(image.width * s * image.height * s * 3),
+        width: image.width * s,
+        height: image.height * s,
+        channels: 3,
+      };
       const tiles = planTiles(
         image.width,
         image.height,
         opts.tileSize ?? DEFAULT_TILE_SIZE,
         opts.overlap ?? info.overlap,
       );
-      // One failed tile stops the rest: queued tiles are dropped, as they are when the client goes away.
-      const stop = new AbortController();
-      const signal = AbortSignal.any([opts.signal, stop.signal]);
-      try {
-        await Promise.all(
-          tiles.map(async (t) => {
-            const data = extractRegion(image.data, image.width, image.channels, t);
-            const task: SrTask = {
-              type: "tile",
-              model,
-              data,
-              width: t.ew,
-              height: t.eh,
-              crop: { x: t.x - t.ex, y: t.y - t.ey, w: t.w, h: t.h },
-            };
-            const res = await pool.run<TileResult>(task, { transfer: [data.buffer as ArrayBuffer], signal });
-            placeTile(out, outWidth, t, s, res.data);
-          }),
-        );
-      } catch (err) {
-        stop.abort(err);
-        throw opts.signal.aborted ? opts.signal.reason : err;
-      }
-      return {
-        data: Buffer.from(out.buffer, out.byteOffset, out.byteLength),
-        width: outWidth,
-        height: image.height * s,
-        channels: 3,
-      };
+      await runAll(
+        tiles.map((tile) => ({ type: "tile", model, input, output, tile })),
+        opts,
+      );
+      return { data: bufferOf(output.data), width: output.width, height: output.height, channels: 3 };
+    },
+    async blend(base, detail, weight, opts) {
+      const pixels = base.width * base.height;
+      if (detail.byteLength !== pixels * 3) throw new Error("blend: detail must be packed RGB of the base's size");
+      // Blended in place, so always into a copy: the caller's base stays as it was.
+      const out: SharedImage = { ...base, data: await copyToShared(base.data) };
+      const rgb: SharedImage = { data: await toShared(detail), width: base.width, height: base.height, channels: 3 };
+      const tasks: SrTask[] = [];
+      for (let from = 0; from < pixels; from += BLEND_CHUNK_PIXELS)
+        tasks.push({
+          type: "blend",
+          base: out,
+          detail: rgb,
+          weight,
+          from,
+          to: Math.min(pixels, from + BLEND_CHUNK_PIXELS),
+        });
+      await runAll(tasks, opts);
+      return bufferOf(out.data);
     },
   };
 }
