@@ -4,7 +4,6 @@ import {
   DEFAULT_ENHANCE_MODE,
   describeEnhanceModes,
   ENHANCE_MODE_NAMES,
-  type EnhanceMode,
   findEnhanceMode,
   joinWithOr,
 } from "@/lib/catalog/enhance-modes";

@@ -125,7 +125,8 @@ export function runJobsSuite(backend: Backend) {
         progress.some((p) => p.status === "running"),
         JSON.stringify(progress),
       );
-      assert.equal((stream.events.at(-1)?.data as { model: string }).model, "alpha-pro");
+      const last = stream.events.at(-1);
+      assert.equal((last?.data as { model?: string } | undefined)?.model, "alpha-pro");
     });
 
     it("cancels a queued job with its unit given back, and a running one keeping its unit", async () => {
