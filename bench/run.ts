@@ -68,6 +68,9 @@ function printTable(t: Table) {
   for (const n of t.notes) console.log(`  ${n}`);
 }
 
+/** `npm run bench -- --api-only` skips the neural engine's sections (minutes of CPU) for a quick API run. */
+const apiOnly = process.argv.includes("--api-only");
+
 async function main() {
   const neuralTables: Table[] = [];
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -182,18 +185,22 @@ async function main() {
     rows.push(...(await benchJobs(app, auth)));
 
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
-    neuralTables.push(await benchSpeed(app, auth, rounds));
-    neuralTables.push(await benchPsnr(app, auth));
+    if (!apiOnly) {
+      neuralTables.push(await benchSpeed(app, auth, rounds));
+      neuralTables.push(await benchPsnr(app, auth));
+    }
   } finally {
     await app.stop();
   }
   // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
-  neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
-  const authFor = async (a: Parameters<typeof createKey>[0]) => ({
-    Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
-  });
-  neuralTables.push(await benchMemory(authFor));
-  neuralTables.push(await benchConcurrentUploads(authFor));
+  if (!apiOnly) {
+    neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
+    const authFor = async (a: Parameters<typeof createKey>[0]) => ({
+      Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
+    });
+    neuralTables.push(await benchMemory(authFor));
+    neuralTables.push(await benchConcurrentUploads(authFor));
+  }
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
