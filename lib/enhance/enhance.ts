@@ -53,6 +53,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
           scale: input.scale,
           model: input.model,
           signal: deps.signal,
+          onProgress: deps.onProgress,
         });
         // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
         log.info("enhance job", {

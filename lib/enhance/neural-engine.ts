@@ -72,7 +72,9 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
         const reduced = planNetworkInput(job.image, job, info.scale);
         const input = reduced ? await resizeLanczos(job.image, reduced.width, reduced.height) : job.image;
         signal.throwIfAborted();
-        const sr = await opts.upscaler.upscale(model, input, { signal, group });
+        const onTaskDone = (done: number, total: number) =>
+          job.onProgress?.({ fraction: done / total, stage: `enhancing: tile ${done} of ${total}` });
+        const sr = await opts.upscaler.upscale(model, input, { signal, group, onTaskDone });
         detail = await sharpenTo(sr, width, height);
         engine = `onnx:${info.label}`;
       }

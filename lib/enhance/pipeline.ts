@@ -4,7 +4,13 @@ import { DEFAULT_ENHANCE_MODE } from "@/lib/catalog/enhance-modes";
 import { MAX_OUTPUT_SIDE } from "@/lib/schemas/enhance";
 import type { EnhanceJob, EnhanceOutput, ModelChoice, RawImage } from "./types";
 
-export type EnhanceOptions = { strength: number; scale: 2 | 4; model?: ModelChoice; signal: AbortSignal };
+export type EnhanceOptions = {
+  strength: number;
+  scale: 2 | 4;
+  model?: ModelChoice;
+  signal: AbortSignal;
+  onProgress?: EnhanceJob["onProgress"];
+};
 export type RunEngine = (job: EnhanceJob) => Promise<EnhanceOutput>;
 
 /** Output size for a scale, lowered so the long side stays within 4096 px. */
@@ -26,6 +32,7 @@ export async function enhanceRaw(run: RunEngine, image: RawImage, opts: EnhanceO
     strength: opts.strength,
     model: opts.model ?? DEFAULT_ENHANCE_MODE,
     signal: opts.signal,
+    onProgress: opts.onProgress,
   });
   // sharp writes no EXIF/XMP/ICC unless asked (withMetadata), so GPS and the rest are gone.
   const png = await sharp(out.data, { raw: { width: out.width, height: out.height, channels: out.channels } })

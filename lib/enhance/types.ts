@@ -20,6 +20,8 @@ export type EnhanceJob = {
   strength: number;
   model: ModelChoice;
   signal: AbortSignal;
+  /** Hears the network's progress: tiles done of all tiles. */
+  onProgress?: (progress: { fraction: number | null; stage: string }) => void;
 };
 
 /** The result plus the label of what actually produced it (the response's `engine`). */

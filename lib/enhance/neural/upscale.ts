@@ -16,6 +16,8 @@ export type RunOptions = {
   signal: AbortSignal;
   /** Jobs of one group share a turn in the pool's round-robin: pass one per image being enhanced. */
   group?: unknown;
+  /** Hears each finished task: how many of how many are done. */
+  onTaskDone?: (done: number, total: number) => void;
 };
 
 export type Upscaler = {
@@ -51,7 +53,10 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
     setMaxListeners(tasks.length + 10, signal);
     const group = opts.group ?? Symbol("image");
     try {
-      await Promise.all(tasks.map((task) => pool.run(task, { signal, group })));
+      let done = 0;
+      await Promise.all(
+        tasks.map((task) => pool.run(task, { signal, group }).then(() => opts.onTaskDone?.(++done, tasks.length))),
+      );
     } catch (err) {
       stop.abort(err);
       throw opts.signal.aborted ? opts.signal.reason : err;
