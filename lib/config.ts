@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { MODEL_NAMES, type ModelName } from "@/lib/catalog/models";
+import { type LocalEnv, pickWorkflowVars, readLocalSettings } from "@/lib/engines/local/settings";
 import {
   MODEL_ENV,
   PROVIDER_ENV,
@@ -13,6 +14,9 @@ import {
   type ProviderRouteEnv,
   resolveChains,
 } from "@/lib/engines/routes";
+
+/** Where parseConfig hands the schema the COMFYUI_WORKFLOW_<NAME> variables, whose names no schema can list. */
+const WORKFLOW_FILES = "__comfyuiWorkflowFiles";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const optionalText = z
@@ -70,6 +74,15 @@ const envSchema = z
     // Generation providers: MODEL_* routes, credentials and base-URL overrides (see docs/providers.md).
     ...providerShape(),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+
+    // Local GPU servers (ComfyUI, AUTOMATIC1111-compatible); COMFYUI_WORKFLOW_<NAME> arrive under WORKFLOW_FILES.
+    COMFYUI_URLS: optionalText,
+    COMFYUI_SDXL_CHECKPOINT: optionalText,
+    COMFYUI_FLUX_CHECKPOINT: optionalText,
+    COMFYUI_AUTH_HEADER: optionalText,
+    A1111_URLS: optionalText,
+    A1111_AUTH: optionalText,
+    [WORKFLOW_FILES]: z.record(z.string(), z.string()).default({}),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -100,8 +113,9 @@ const envSchema = z
         message: `no model file at ${env.ENHANCE_MODEL_PATH} (an ONNX super-resolution model: NCHW float32 RGB in [0, 1], dynamic height and width)`,
       });
     }
-    // A malformed route must stop start, not surface as failures on the first request.
-    for (const issue of resolveChains(modelValuesOf(env), providerEnvOf(env)).issues) {
+    // A bad GPU server URL or workflow file, like a malformed route, must stop start, not fail the first request.
+    const local = readLocalOf(env);
+    for (const issue of [...local.issues, ...resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues]) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
@@ -147,7 +161,7 @@ function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
   return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODEL_ENV[m])]));
 }
 
-function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
+function providerEnvOf(env: ProviderVars, local: ReturnType<typeof readLocalOf>): ProviderRouteEnv {
   const pick = (field: "key" | "baseUrl") =>
     Object.fromEntries(
       PROVIDERS.flatMap((p) => {
@@ -155,7 +169,26 @@ function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
         return value ? [[p, value]] : [];
       }),
     ) as Partial<Record<ProviderName, string>>;
-  return { credentials: pick("key"), baseUrls: pick("baseUrl") };
+  const { comfyui, a1111 } = local.settings;
+  return {
+    credentials: pick("key"),
+    baseUrls: pick("baseUrl"),
+    local: { comfyuiWorkflows: comfyui && Object.keys(comfyui.workflows), a1111: Boolean(a1111) },
+  };
+}
+
+function readLocalOf(env: ProviderVars) {
+  const names = [
+    "COMFYUI_URLS",
+    "COMFYUI_SDXL_CHECKPOINT",
+    "COMFYUI_FLUX_CHECKPOINT",
+    "COMFYUI_AUTH_HEADER",
+    "A1111_URLS",
+    "A1111_AUTH",
+  ] as const;
+  const vars = Object.fromEntries(names.map((n) => [n, textOf(env, n)])) as Omit<LocalEnv, "workflowFiles">;
+  const workflowFiles = (env[WORKFLOW_FILES] ?? {}) as Record<string, string>;
+  return readLocalSettings({ ...vars, workflowFiles }, /*turbopackIgnore: true*/ process.cwd());
 }
 
 /**
@@ -173,6 +206,7 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
 export type Config = ReturnType<typeof buildConfig>;
 
 function buildConfig(env: z.infer<typeof envSchema>) {
+  const local = readLocalOf(env);
   return {
     port: env.PORT,
     listen: readListen(env),
@@ -207,8 +241,9 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
-      chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,
-      providers: providerEnvOf(env),
+      chains: resolveChains(modelValuesOf(env), providerEnvOf(env, local)).chains,
+      providers: providerEnvOf(env, local),
+      local: local.settings,
     },
   };
 }
@@ -217,7 +252,7 @@ export class ConfigError extends Error {}
 
 /** Parse an environment; throws ConfigError listing every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse({ ...env, [WORKFLOW_FILES]: pickWorkflowVars(env) });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
