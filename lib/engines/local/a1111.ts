@@ -103,7 +103,7 @@ function seedOf(info: unknown, sent: number): number {
 function detailOf(body: Buffer): string {
   try {
     const json = JSON.parse(body.toString("utf8"));
-    const detail = json?.detail ?? json?.errors ?? json?.error;
+    const detail = json?.detail || json?.errors || json?.error;
     return detail ? ` (${(typeof detail === "string" ? detail : JSON.stringify(detail)).slice(0, 300)})` : "";
   } catch {
     return "";
