@@ -44,6 +44,8 @@ export type ComfyFake = {
   violations: string[];
   /** Websocket connections accepted so far. */
   socketsOpened: number;
+  /** Sampler steps sent as progress frames so far. */
+  stepsSent: number;
   /** How many prompts are running or waiting now. */
   busy: () => number;
   reset: () => void;
@@ -94,6 +96,7 @@ export async function startComfyFake(
     prompts: [],
     violations: [],
     socketsOpened: 0,
+    stepsSent: 0,
     busy: () => pending.length + (running ? 1 : 0),
     reset: () => {
       fake.mode = "ok";
@@ -104,6 +107,7 @@ export async function startComfyFake(
       fake.prompts = [];
       fake.violations = [];
       fake.socketsOpened = 0;
+      fake.stepsSent = 0;
       wakeWorker();
     },
     close: async () => {
@@ -363,6 +367,7 @@ export async function startComfyFake(
             break;
           }
           send(sid, "progress", { value: step, max: steps, prompt_id: promptId, node: id });
+          fake.stepsSent++;
           if (mode === "drop-ws" && step === Math.min(2, steps) && sid) sockets.get(sid)?.terminate();
         }
         if (failed) break;
