@@ -96,7 +96,7 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
         interrupted: false,
       });
       for (let step = 1; step <= steps && !state.interrupted; step++) {
-        await new Promise((r) => setTimeout(r, a1111.stepDelayMs));
+        if (a1111.stepDelayMs > 0) await new Promise((r) => setTimeout(r, a1111.stepDelayMs));
         state.sampling_step = step;
       }
       const width = Number(body.width);

@@ -346,7 +346,7 @@ export async function startComfyFake(
       if (node.class_type === "KSampler") {
         const steps = Number(node.inputs.steps);
         for (let step = 1; step <= steps; step++) {
-          await new Promise((r) => setTimeout(r, fake.stepDelayMs));
+          if (fake.stepDelayMs > 0) await new Promise((r) => setTimeout(r, fake.stepDelayMs));
           if (interruptFlag) {
             failed = "interrupted";
             message("execution_interrupted", { node_id: id, node_type: node.class_type, executed: [...executed] });

@@ -159,7 +159,11 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       signal,
       timeoutMs: CALL_TIMEOUT_MS,
     });
-    if (submitted.status !== 200) throw refusedPrompt(submitted.status, submitted.body);
+    if (submitted.status !== 200) {
+      // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
+      if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
+      throw refusedPrompt(submitted.status, submitted.body);
+    }
     const promptId = (jsonOf(submitted, "POST /prompt") as { prompt_id?: unknown }).prompt_id;
     if (typeof promptId !== "string" || promptId === "") {
       throw new LocalServerError("malformed", "POST /prompt answered without a prompt_id");
