@@ -202,6 +202,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
   } finally {
     signal.removeEventListener("abort", onAbort);
     socket?.close();
+    pool.markQueueStale(server);
   }
 }
 

@@ -133,6 +133,11 @@ export class ServerPool {
     server.queueAt = this.now();
   }
 
+  /** Our prompt has left the server's queue, so the last count it reported is out of date: ask again next time. */
+  markQueueStale(server: PoolServer): void {
+    server.queueAt = 0;
+  }
+
   isOut(server: PoolServer): boolean {
     return server.outUntil > this.now();
   }
