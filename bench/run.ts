@@ -8,6 +8,7 @@ import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchQuotaBeforeCost } from "./hardening";
 import { benchJobs } from "./jobs";
+import { benchLocalEngines } from "./local-engines";
 import {
   BENCH_ENHANCE_TIMEOUT_MS,
   benchConcurrentUploads,
@@ -201,6 +202,7 @@ async function main() {
     neuralTables.push(await benchMemory(authFor));
     neuralTables.push(await benchConcurrentUploads(authFor));
   }
+  neuralTables.push(await benchLocalEngines());
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));

@@ -6,11 +6,15 @@ import path from "node:path";
 import { z } from "zod";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
+import { type LocalEnv, pickWorkflowVars, readLocalSettings } from "@/lib/engines/local/settings";
 import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
 import { normalizeHost } from "@/lib/webhooks/url";
 
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
 const atLeastOne = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
+
+/** Where parseConfig hands the schema the COMFYUI_WORKFLOW_<NAME> variables, whose names no schema can list. */
+const WORKFLOW_FILES = "__comfyuiWorkflowFiles";
 const optionalText = z
   .string()
   .optional()
@@ -82,6 +86,15 @@ const envSchema = z
         })
         .optional(),
     ),
+
+    // Local GPU servers (ComfyUI, AUTOMATIC1111-compatible); COMFYUI_WORKFLOW_<NAME> arrive under WORKFLOW_FILES.
+    COMFYUI_URLS: optionalText,
+    COMFYUI_SDXL_CHECKPOINT: optionalText,
+    COMFYUI_FLUX_CHECKPOINT: optionalText,
+    COMFYUI_AUTH_HEADER: optionalText,
+    A1111_URLS: optionalText,
+    A1111_AUTH: optionalText,
+    [WORKFLOW_FILES]: z.record(z.string(), z.string()).default({}),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -112,8 +125,9 @@ const envSchema = z
         message: `no model file at ${env.ENHANCE_MODEL_PATH} (an ONNX super-resolution model: NCHW float32 RGB in [0, 1], dynamic height and width)`,
       });
     }
-    // A malformed route must stop start, not surface as failures on the first request.
-    for (const issue of resolveChains(modelValuesOf(env), providerEnvOf(env)).issues) {
+    // A bad GPU server URL or workflow file, like a malformed route, must stop start, not fail the first request.
+    const local = readLocalOf(env);
+    for (const issue of [...local.issues, ...resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues]) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
@@ -160,7 +174,7 @@ function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
   return Object.fromEntries(MODEL_NAMES.map((m) => [m, textOf(env, MODELS[m].env)]));
 }
 
-function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
+function providerEnvOf(env: ProviderVars, local: ReturnType<typeof readLocalOf>): ProviderRouteEnv {
   const pick = (field: "key" | "baseUrl") =>
     Object.fromEntries(
       PROVIDERS.flatMap((p) => {
@@ -168,7 +182,26 @@ function providerEnvOf(env: ProviderVars): ProviderRouteEnv {
         return value ? [[p, value]] : [];
       }),
     ) as Partial<Record<ProviderName, string>>;
-  return { credentials: pick("key"), baseUrls: pick("baseUrl") };
+  const { comfyui, a1111 } = local.settings;
+  return {
+    credentials: pick("key"),
+    baseUrls: pick("baseUrl"),
+    local: { comfyuiWorkflows: comfyui && Object.keys(comfyui.workflows), a1111: Boolean(a1111) },
+  };
+}
+
+function readLocalOf(env: ProviderVars) {
+  const names = [
+    "COMFYUI_URLS",
+    "COMFYUI_SDXL_CHECKPOINT",
+    "COMFYUI_FLUX_CHECKPOINT",
+    "COMFYUI_AUTH_HEADER",
+    "A1111_URLS",
+    "A1111_AUTH",
+  ] as const;
+  const vars = Object.fromEntries(names.map((n) => [n, textOf(env, n)])) as Omit<LocalEnv, "workflowFiles">;
+  const workflowFiles = (env[WORKFLOW_FILES] ?? {}) as Record<string, string>;
+  return readLocalSettings({ ...vars, workflowFiles }, /*turbopackIgnore: true*/ process.cwd());
 }
 
 /**
@@ -186,6 +219,7 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
 export type Config = ReturnType<typeof buildConfig>;
 
 function buildConfig(env: z.infer<typeof envSchema>) {
+  const local = readLocalOf(env);
   return {
     port: env.PORT,
     listen: readListen(env),
@@ -221,8 +255,9 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     jobs: { leaseMs: env.JOB_LEASE_MS },
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
-      chains: resolveChains(modelValuesOf(env), providerEnvOf(env)).chains,
-      providers: providerEnvOf(env),
+      chains: resolveChains(modelValuesOf(env), providerEnvOf(env, local)).chains,
+      providers: providerEnvOf(env, local),
+      local: local.settings,
     },
     webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
   };
@@ -232,7 +267,7 @@ export class ConfigError extends Error {}
 
 /** Parse an environment; throws ConfigError listing every bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse({ ...env, [WORKFLOW_FILES]: pickWorkflowVars(env) });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "env"}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);

@@ -88,12 +88,13 @@ const IPV6 = /(?<![\w:.])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?:\/\d{1,3
 
 // Secrets the operator configured (provider keys, tokens, the pepper) are replaced wherever they appear, e.g. in a
 // provider's error body that echoes the credential it was sent.
-const SECRET_ENV = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER)$/;
+const SECRET_ENV = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PEPPER|AUTH|AUTH_HEADER)$/;
 
 function configuredSecrets(env: Record<string, string | undefined>): string[] {
   const found: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    const v = value?.trim();
+    // A header variable ("Name: value", e.g. COMFYUI_AUTH_HEADER) keeps its secret after the colon.
+    const v = (name.endsWith("_AUTH_HEADER") ? value?.slice(value.indexOf(":") + 1) : value)?.trim();
     if (v && v.length >= 12 && SECRET_ENV.test(name)) found.push(v);
   }
   return found;

@@ -2,7 +2,7 @@
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
-import { describeEngines, hasFailingRoute } from "@/lib/engines";
+import { describeEngines, describeGpuPools, hasFailingRoute } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
 import type { Plan } from "@/lib/quota/policies";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
@@ -31,6 +31,7 @@ export type StatusInput = {
 };
 
 export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, config }: StatusInput): StatusResponse {
+  const pools = describeGpuPools();
   return {
     // A provider whose last calls all failed degrades the service as much as a store outage does.
     status: storeHealthy && !hasFailingRoute() ? "ok" : "degraded",
@@ -48,6 +49,7 @@ export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, config }:
       family: MODELS[m.name].family,
       description: MODELS[m.name].description,
     })),
+    ...(pools.length > 0 && { gpu_pools: pools }),
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },

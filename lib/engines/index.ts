@@ -5,9 +5,10 @@ import { type Config, getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/singleton";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
+import { createLocalCall, describeLocalPools, type PoolDescription } from "./local";
 import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
-import { PREVIEW_ROUTE, type Route } from "./routes";
+import { isLocalKind, PREVIEW_ROUTE, type Route } from "./routes";
 import type { ImageEngine } from "./types";
 
 export function buildEngine(model: ModelName, config: Config): ImageEngine {
@@ -18,6 +19,7 @@ export function buildEngine(model: ModelName, config: Config): ImageEngine {
     timeoutMs: config.generation.timeoutMs,
     callFor: (route) => {
       if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
+      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, config.generation.local);
       // Config has already refused a route without credentials.
       return createProviderCall(route.provider, route.modelId, {
         apiKey: credentials[route.provider] ?? "",
@@ -64,7 +66,15 @@ function describeChain(name: ModelName, routes: Route[]): EngineDescription {
   };
 }
 
-/** A configured provider route whose recent calls all failed makes the service degraded. */
+/** A configured provider route whose recent calls all failed makes the service degraded, as does a pool with every server out. */
 export function hasFailingRoute(): boolean {
-  return describeEngines().some((m) => m.routes.some((r) => r.failing));
+  return (
+    describeEngines().some((m) => m.routes.some((r) => r.failing)) ||
+    describeGpuPools().some((p) => p.servers.every((s) => s.health === "out"))
+  );
+}
+
+/** The local GPU pools and their servers' health, without their URLs. */
+export function describeGpuPools(): PoolDescription[] {
+  return describeLocalPools(getConfig().generation.local);
 }

@@ -6,15 +6,29 @@ export { PROVIDER_ENV, PROVIDERS, type ProviderName };
 
 export const PREVIEW_ROUTE = "preview";
 
+/** Operator-run GPU servers: `comfyui:<workflow>` and `a1111:<checkpoint>`, each served by a pool of servers. */
+export const LOCAL_KINDS = ["comfyui", "a1111"] as const;
+export type LocalKind = (typeof LOCAL_KINDS)[number];
+export const LOCAL_ENV: Record<LocalKind, string> = { comfyui: "COMFYUI_URLS", a1111: "A1111_URLS" };
+
+/** Tried before any cloud route when a model's variable is unset and COMFYUI_URLS is set. */
+const LOCAL_DEFAULTS: Partial<Record<ModelName, string>> = {
+  "gamma-xl-1024-v1-0": "comfyui:sdxl",
+  "alpha-schnell": "comfyui:flux-schnell",
+};
+
 export type Route =
   | { id: typeof PREVIEW_ROUTE; provider: typeof PREVIEW_ROUTE; modelId: "" }
-  | { id: string; provider: ProviderName; modelId: string };
+  | { id: string; provider: ProviderName; modelId: string }
+  | { id: string; provider: LocalKind; modelId: string };
 
 export type ProviderRouteEnv = {
   /** Provider credentials that are set (non-empty). */
   credentials: Partial<Record<ProviderName, string>>;
   /** Base-URL overrides that are set. */
   baseUrls: Partial<Record<ProviderName, string>>;
+  /** Local GPU pools that are configured: ComfyUI's workflow names (shipped and the operator's), and A1111. */
+  local?: { comfyuiWorkflows?: readonly string[]; a1111?: boolean };
 };
 
 const PREVIEW: Route = { id: PREVIEW_ROUTE, provider: PREVIEW_ROUTE, modelId: "" };
@@ -24,6 +38,10 @@ function isProvider(name: string): name is ProviderName {
   return (PROVIDERS as readonly string[]).includes(name);
 }
 
+export function isLocalKind(name: string): name is LocalKind {
+  return (LOCAL_KINDS as readonly string[]).includes(name);
+}
+
 /** Checks one `provider:model-id` entry for a model; returns the route or a message saying what is wrong. */
 export function parseRoute(model: ModelName, entry: string, env: ProviderRouteEnv): Route | string {
   if (entry === PREVIEW_ROUTE) return PREVIEW;
@@ -31,13 +49,35 @@ export function parseRoute(model: ModelName, entry: string, env: ProviderRouteEn
   if (colon <= 0 || colon === entry.length - 1) return `"${entry}" is not of the form provider:model-id`;
   const provider = entry.slice(0, colon);
   const modelId = entry.slice(colon + 1);
+  if (isLocalKind(provider)) return parseLocalRoute(entry, provider, modelId, env);
   if (!isProvider(provider))
-    return `"${entry}": unknown provider "${provider}" (use one of ${PROVIDERS.join(", ")}, or preview)`;
+    return `"${entry}": unknown provider "${provider}" (use one of ${[...PROVIDERS, ...LOCAL_KINDS].join(", ")}, or preview)`;
   if (!isSupported(model, provider, modelId, env)) {
     return `"${entry}" is not a route for ${model} (supported: ${MODELS[model].routes.join(", ")}, preview)`;
   }
   if (!env.credentials[provider]) return `"${entry}" needs ${PROVIDER_ENV[provider].key} to be set`;
   return { id: `${provider}:${modelId}`, provider, modelId };
+}
+
+/** Any model may take a local route: the operator decides which checkpoint stands behind a public name. */
+function parseLocalRoute(entry: string, kind: LocalKind, name: string, env: ProviderRouteEnv): Route | string {
+  if (kind === "comfyui") {
+    const workflows = env.local?.comfyuiWorkflows;
+    if (!workflows) return `"${entry}" needs ${LOCAL_ENV.comfyui} to be set`;
+    if (!workflows.includes(name)) {
+      const suffix = name.toUpperCase().replace(/-/g, "_");
+      return `"${entry}": unknown ComfyUI workflow "${name}" (have: ${workflows.join(", ")}; add one with COMFYUI_WORKFLOW_${suffix}=<file>)`;
+    }
+  } else {
+    if (!env.local?.a1111) return `"${entry}" needs ${LOCAL_ENV.a1111} to be set`;
+    // A checkpoint title may hold spaces and brackets ("sd_xl_base_1.0.safetensors [31e35c80fc]").
+    if (name.length > 255 || hasControlCharacters(name)) return `"${entry}": not a checkpoint name`;
+  }
+  return { id: `${kind}:${name}`, provider: kind, modelId: name };
+}
+
+export function hasControlCharacters(text: string): boolean {
+  return [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 }
 
 function isSupported(model: ModelName, provider: ProviderName, modelId: string, env: ProviderRouteEnv): boolean {
@@ -76,9 +116,13 @@ export function parseChain(
   return { routes, errors };
 }
 
-/** The route used when a model's variable is unset: the first supported route with credentials, else preview. */
+/**
+ * The route used when a model's variable is unset: its local ComfyUI workflow when COMFYUI_URLS is set, else the
+ * first supported route with credentials, else preview.
+ */
 export function defaultChain(model: ModelName, env: ProviderRouteEnv): Route[] {
-  for (const entry of MODELS[model].routes) {
+  const local = LOCAL_DEFAULTS[model];
+  for (const entry of local ? [local, ...MODELS[model].routes] : MODELS[model].routes) {
     const route = parseRoute(model, entry, env);
     if (typeof route !== "string") return [route];
   }

@@ -37,6 +37,26 @@ export const statusResponseSchema = z
           .meta({ description: "The fallback chain in order; failing = its last 3 calls failed." }),
       }),
     ),
+    gpu_pools: z
+      .array(
+        z.object({
+          kind: z.enum(["comfyui", "a1111"]),
+          servers: z.array(
+            z.object({
+              server: z.int().positive().meta({ description: "Position in the operator's list (URLs are not shown)." }),
+              health: z.enum(["ok", "failing", "out"]),
+              in_flight: z.int().min(0),
+              queue: z.int().min(0).nullable().meta({ description: "Queue length the server reported (ComfyUI)." }),
+              retry_in_s: z.int().positive().optional(),
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Operator-run GPU pools (ComfyUI, AUTOMATIC1111-compatible): each server's health; out = taken out for 30 s after 3 failures in a row or a refused connection.",
+      }),
     styles: z.array(z.object({ name: z.string(), description: z.string() })),
     ratios: z.array(z.enum(RATIOS)),
     upload: z.object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() }).meta({

@@ -1,0 +1,171 @@
+// AUTOMATIC1111-compatible servers (A1111, Forge, reForge, SD.Next): POST /sdapi/v1/txt2img, progress from
+// /sdapi/v1/progress while it runs, POST /sdapi/v1/interrupt on cancel or deadline.
+import type { ProviderCall } from "@/lib/engines/providers/types";
+import type { GenerateJob } from "@/lib/engines/types";
+import { log } from "@/lib/log";
+import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
+import type { PoolServer, RunContext, ServerPool } from "./pool";
+import { MODEL_PRESETS } from "./presets";
+import { type ProgressReporter, reporterFor, seedFor } from "./progress";
+import type { A1111Settings } from "./settings";
+
+const PROGRESS_MS = 500;
+
+export function createA1111Call(checkpoint: string, settings: A1111Settings, pool: ServerPool): ProviderCall {
+  const headers: Record<string, string> = settings.auth
+    ? { Authorization: `Basic ${Buffer.from(settings.auth).toString("base64")}` }
+    : {};
+  return async ({ job, signal }) => {
+    const body = txt2imgBody(job, checkpoint, seedFor(job));
+    const report = reporterFor(job);
+    const ctx: RunContext = { requestId: job.requestId, signal, cancelled: () => job.signal.aborted };
+    return pool.run(ctx, (server) => runOnServer(server, { body, headers, signal, report, job }));
+  };
+}
+
+/** The request body, in the field names of modules/api/models.py (StableDiffusionProcessingTxt2Img). */
+export function txt2imgBody(job: GenerateJob, checkpoint: string, seed: number) {
+  const preset = MODEL_PRESETS[job.model];
+  return {
+    // Style presets are prompt text here, as on every prompt-only route.
+    prompt: job.styledPrompt,
+    negative_prompt: job.negativePrompt ?? "",
+    seed,
+    steps: preset.steps,
+    cfg_scale: preset.cfg,
+    width: job.width,
+    height: job.height,
+    sampler_name: preset.sampler,
+    scheduler: preset.scheduler,
+    batch_size: 1,
+    n_iter: 1,
+    override_settings: { sd_model_checkpoint: checkpoint },
+    override_settings_restore_afterwards: true,
+    send_images: true,
+    save_images: false,
+  };
+}
+
+type RunArgs = {
+  body: ReturnType<typeof txt2imgBody>;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  report: ProgressReporter;
+  job: GenerateJob;
+};
+
+async function runOnServer(server: PoolServer, args: RunArgs): Promise<{ bytes: Uint8Array; seed: number }> {
+  const { headers, signal, report, job } = args;
+  const done = new AbortController();
+  const onAbort = () => void interrupt(server, headers, job.requestId);
+  signal.addEventListener("abort", onAbort, { once: true });
+  report(null, "sent to the GPU server");
+  void followProgress(server, headers, AbortSignal.any([signal, done.signal]), report);
+  try {
+    const reply = await httpCall(`${server.url}/sdapi/v1/txt2img`, {
+      method: "POST",
+      headers,
+      json: args.body,
+      signal,
+    });
+    if (reply.status === 401) {
+      throw new LocalServerError("http", "the server refused our credentials (check A1111_AUTH)", { status: 401 });
+    }
+    if (reply.status !== 200)
+      throw new LocalServerError("http", `txt2img answered ${reply.status}${detailOf(reply.body)}`, {
+        status: reply.status,
+      });
+    const answer = jsonOf(reply, "txt2img") as { images?: unknown; info?: unknown };
+    const image = Array.isArray(answer.images) ? answer.images[0] : undefined;
+    if (typeof image !== "string" || image === "")
+      throw new LocalServerError("malformed", "txt2img answered without an image");
+    report(1, "received the image");
+    return {
+      bytes: Buffer.from(image.replace(/^data:image\/\w+;base64,/, ""), "base64"),
+      seed: seedOf(answer.info, args.body.seed),
+    };
+  } finally {
+    done.abort();
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** `info` is a JSON string (processed.js()) whose `seed` is the seed actually used. */
+function seedOf(info: unknown, sent: number): number {
+  try {
+    const seed = typeof info === "string" ? JSON.parse(info)?.seed : undefined;
+    return Number.isSafeInteger(seed) && seed >= 0 ? seed : sent;
+  } catch {
+    return sent;
+  }
+}
+
+function detailOf(body: Buffer): string {
+  try {
+    const json = JSON.parse(body.toString("utf8"));
+    const detail = json?.detail || json?.errors || json?.error;
+    return detail ? ` (${(typeof detail === "string" ? detail : JSON.stringify(detail)).slice(0, 300)})` : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Polls /sdapi/v1/progress while txt2img runs. The API reports one global job, so its step counts are ours only
+ * while Darkroom has nothing else in flight on that server; otherwise the stage says so and the fraction is unknown.
+ */
+async function followProgress(
+  server: PoolServer,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  report: ProgressReporter,
+) {
+  while (!signal.aborted) {
+    await new Promise((r) => setTimeout(r, PROGRESS_MS));
+    if (signal.aborted) return;
+    if (server.inFlight > 1) {
+      report(null, "sharing the GPU server with other requests");
+      continue;
+    }
+    try {
+      const reply = await httpCall(`${server.url}/sdapi/v1/progress?skip_current_image=true`, {
+        headers,
+        signal,
+        timeoutMs: CALL_TIMEOUT_MS,
+      });
+      if (reply.status !== 200 || signal.aborted) continue;
+      const answer = jsonOf(reply, "progress") as {
+        progress?: unknown;
+        state?: { job_count?: unknown; sampling_step?: unknown; sampling_steps?: unknown };
+      };
+      const step = Number(answer.state?.sampling_step);
+      const steps = Number(answer.state?.sampling_steps);
+      if (Number(answer.state?.job_count) > 0 && typeof answer.progress === "number") {
+        report(answer.progress, steps > 0 ? `sampling step ${step}/${steps}` : "running on the GPU server");
+      }
+    } catch {
+      // Progress is best effort; the generation call decides success.
+    }
+  }
+}
+
+/**
+ * The interrupt is server-wide (the API has no job id), so it is sent only while this request is the only one
+ * Darkroom has on that server: otherwise it could stop a neighbour's image instead of ours.
+ */
+async function interrupt(server: PoolServer, headers: Record<string, string>, requestId: string): Promise<void> {
+  if (server.inFlight > 1) {
+    log.warn("a1111 cancel skipped: other requests share the server", { request_id: requestId, server: server.index });
+    return;
+  }
+  try {
+    await httpCall(`${server.url}/sdapi/v1/interrupt`, {
+      method: "POST",
+      headers,
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+    log.info("a1111 generation interrupted", { request_id: requestId, server: server.index });
+  } catch (err) {
+    log.warn("a1111 interrupt failed", { request_id: requestId, server: server.index, detail: String(err) });
+  }
+}

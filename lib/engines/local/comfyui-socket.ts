@@ -1,0 +1,77 @@
+// ComfyUI's /ws event stream for one client id: JSON frames { type, data }; binary preview frames are ignored.
+import WebSocket from "ws";
+import { LocalServerError, networkError } from "./http";
+
+export type ComfyMessage = { type: string; data: Record<string, unknown> };
+
+const OPEN_TIMEOUT_MS = 5_000;
+
+export type ComfySocket = {
+  /** Resolves when the socket closes or fails, whatever the reason. */
+  closed: Promise<void>;
+  isOpen: () => boolean;
+  close: () => void;
+};
+
+/** Opens the socket and waits for the server's first `status` frame, so no later frame for this client is missed. */
+export function openComfySocket(
+  httpBase: string,
+  path: string,
+  headers: Record<string, string>,
+  onMessage: (message: ComfyMessage) => void,
+  signal: AbortSignal,
+): Promise<ComfySocket> {
+  const url = `${httpBase.replace(/^http/, "ws")}${path}`;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: 8 * 1024 * 1024 });
+    let ready = false;
+    let onClosed: () => void = () => undefined;
+    const closed = new Promise<void>((r) => {
+      onClosed = r;
+    });
+    const fail = (err: unknown) => {
+      if (ready) return;
+      ready = true;
+      cleanup();
+      ws.terminate();
+      reject(signal.aborted ? signal.reason : err);
+    };
+    const onAbort = () => fail(signal.reason);
+    const timer = setTimeout(
+      () => fail(new LocalServerError("timeout", "the websocket did not say hello in time")),
+      OPEN_TIMEOUT_MS,
+    );
+    const cleanup = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    ws.on("message", (raw, isBinary) => {
+      if (isBinary) return;
+      let message: ComfyMessage;
+      try {
+        const parsed = JSON.parse(raw.toString());
+        if (typeof parsed?.type !== "string") return;
+        message = { type: parsed.type, data: typeof parsed.data === "object" && parsed.data ? parsed.data : {} };
+      } catch {
+        return;
+      }
+      if (!ready && message.type === "status") {
+        ready = true;
+        cleanup();
+        resolve({ closed, isOpen: () => ws.readyState === WebSocket.OPEN, close: () => ws.terminate() });
+      }
+      onMessage(message);
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      fail(new LocalServerError("http", `websocket upgrade answered ${res.statusCode}`, { status: res.statusCode }));
+      res.resume();
+    });
+    ws.on("error", (err) => fail(networkError(err, url.replace(/^ws/, "http"))));
+    ws.on("close", () => {
+      fail(new LocalServerError("network", "the websocket closed before saying hello"));
+      onClosed();
+    });
+  });
+}

@@ -1,0 +1,378 @@
+// ComfyUI: POST /prompt with a client id, follow /ws for progress and the end marker (or poll /history when the
+// socket drops), then GET /view. On cancel or deadline the prompt is deleted from the queue, or interrupted if running.
+import { randomUUID } from "node:crypto";
+import type { ProviderCall } from "@/lib/engines/providers/types";
+import type { GenerateJob } from "@/lib/engines/types";
+import { log } from "@/lib/log";
+import { type ComfyMessage, type ComfySocket, openComfySocket } from "./comfyui-socket";
+import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
+import type { PoolServer, RunContext, ServerPool } from "./pool";
+import { renderSizeFor, stepsFor } from "./presets";
+import { type ProgressReporter, reporterFor, seedFor } from "./progress";
+import type { ComfyUiSettings } from "./settings";
+import { fillWorkflow, type WorkflowTemplate } from "./workflow";
+
+const POLL_MS = 500;
+const PREFIX_FACT = "comfyui-prefix";
+
+type Phase = "submitting" | "waiting" | "running" | "done";
+type ImageRef = { filename: string; subfolder: string; type: string };
+
+export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, pool: ServerPool): ProviderCall {
+  const template = settings.workflows[workflow];
+  const headers: Record<string, string> = settings.authHeader
+    ? { [settings.authHeader.name]: settings.authHeader.value }
+    : {};
+  return async ({ job, signal }) => {
+    const seed = seedFor(job);
+    const graph = fillFor(template, workflow, job, seed);
+    const report = reporterFor(job);
+    const ctx: RunContext = {
+      requestId: job.requestId,
+      signal,
+      cancelled: () => job.signal.aborted,
+      probe: (server) => probeQueue(server, headers, pool, signal),
+    };
+    const bytes = await pool.run(ctx, (server) => runOnServer(server, { graph, headers, signal, report, pool, job }));
+    // Without a {{seed}} placeholder the workflow chose its own seed, which we cannot know.
+    return { bytes, seed: template.uses.has("seed") ? seed : undefined };
+  };
+}
+
+function fillFor(template: WorkflowTemplate, workflow: string, job: GenerateJob, seed: number) {
+  const size = renderSizeFor(workflow, job.ratio, { width: job.width, height: job.height });
+  return fillWorkflow(template.graph, {
+    prompt: job.styledPrompt,
+    negative_prompt: job.negativePrompt ?? "",
+    seed,
+    width: size.width,
+    height: size.height,
+    steps: stepsFor(workflow, job.model),
+  });
+}
+
+type RunArgs = {
+  graph: unknown;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  report: ProgressReporter;
+  pool: ServerPool;
+  job: GenerateJob;
+};
+
+async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
+  const { headers, signal, report, pool } = args;
+  const prefix = await prefixOf(server, headers, pool, signal);
+  const api = (path: string) => `${server.url}${prefix}${path}`;
+  const clientId = randomUUID();
+  const state = {
+    phase: "submitting" as Phase,
+    promptId: undefined as string | undefined,
+    ended: false,
+    failure: undefined as LocalServerError | undefined,
+    early: [] as ComfyMessage[],
+  };
+  let wake: () => void = () => undefined;
+
+  const onMessage = (message: ComfyMessage) => {
+    if (state.promptId === undefined) {
+      if (message.type !== "status") state.early.push(message);
+      else handle(message);
+      return;
+    }
+    handle(message);
+  };
+  const handle = (message: ComfyMessage) => {
+    const data = message.data;
+    const forUs = data.prompt_id === undefined || data.prompt_id === state.promptId;
+    switch (message.type) {
+      case "status": {
+        const queue = (data.status as { exec_info?: { queue_remaining?: unknown } } | undefined)?.exec_info
+          ?.queue_remaining;
+        if (typeof queue === "number") pool.recordQueue(server, queue);
+        return;
+      }
+      case "execution_start":
+        if (forUs) setRunning();
+        return;
+      case "executing":
+        if (!forUs) return;
+        if (data.node === null) end();
+        else setRunning();
+        return;
+      case "progress": {
+        if (!forUs) return;
+        setRunning();
+        const value = Number(data.value);
+        const max = Number(data.max);
+        if (Number.isFinite(value) && max > 0) report(value / max, `sampling step ${value}/${max}`);
+        return;
+      }
+      case "execution_error":
+        if (!forUs) return;
+        state.failure = new LocalServerError(
+          "http",
+          `execution_error in node ${String(data.node_id)} (${String(data.node_type)}): ${String(data.exception_type)}: ${String(data.exception_message).slice(0, 300)}`,
+        );
+        end();
+        return;
+      case "execution_interrupted":
+        if (!forUs || data.prompt_id === undefined) return;
+        state.failure = new LocalServerError("http", "the prompt was interrupted on the server");
+        end();
+        return;
+    }
+  };
+  const setRunning = () => {
+    if (state.phase !== "waiting") return;
+    state.phase = "running";
+    report(0, "running on the GPU server");
+  };
+  const end = () => {
+    state.ended = true;
+    state.phase = "done";
+    wake();
+  };
+
+  let socket: ComfySocket | undefined;
+  try {
+    socket = await openComfySocket(server.url, `${prefix}/ws?clientId=${clientId}`, headers, onMessage, signal);
+  } catch (err) {
+    if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
+    // HTTP still works without the socket (e.g. a proxy that does not pass upgrades): poll /history instead.
+    log.warn("comfyui websocket unavailable, polling instead", {
+      request_id: args.job.requestId,
+      server: server.index,
+      detail: err instanceof Error ? err.message : String(err),
+    });
+  }
+
+  const onAbort = () => {
+    if (state.phase !== "done") void cancelOnServer(server, api, headers, state, clientId, socket, args.job.requestId);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const submitted = await httpCall(api("/prompt"), {
+      method: "POST",
+      headers,
+      json: { prompt: args.graph, client_id: clientId },
+      signal,
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    if (submitted.status !== 200) {
+      // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
+      if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
+      throw refusedPrompt(submitted.status, submitted.body);
+    }
+    const promptId = (jsonOf(submitted, "POST /prompt") as { prompt_id?: unknown }).prompt_id;
+    if (typeof promptId !== "string" || promptId === "") {
+      throw new LocalServerError("malformed", "POST /prompt answered without a prompt_id");
+    }
+    state.promptId = promptId;
+    state.phase = "waiting";
+    report(null, "queued on the GPU server");
+    for (const message of state.early.splice(0)) handle(message);
+
+    while (!state.ended) {
+      if (socket?.isOpen()) {
+        await untilAborted(Promise.race([new Promise<void>((r) => (wake = r)), socket.closed]), signal);
+        if (!state.ended && !socket.isOpen()) {
+          log.warn("comfyui websocket dropped, polling /history", {
+            request_id: args.job.requestId,
+            server: server.index,
+          });
+          report(null, "running on the GPU server (live progress lost)");
+        }
+        continue;
+      }
+      if (await pollHistory(api, promptId, headers, signal)) end();
+      else await untilAborted(new Promise((r) => setTimeout(r, POLL_MS)), signal);
+    }
+    if (state.failure) throw state.failure;
+    const image = await outputImageOf(api, promptId, headers, signal);
+    report(1, "fetching the image");
+    const view = await httpCall(api(`/view?${new URLSearchParams(image)}`), {
+      headers,
+      signal,
+      timeoutMs: CALL_TIMEOUT_MS,
+    });
+    if (view.status !== 200)
+      throw new LocalServerError("http", `GET /view answered ${view.status}`, { status: view.status });
+    return view.body;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    socket?.close();
+    pool.markQueueStale(server);
+  }
+}
+
+/** True once the prompt's history entry exists (it is written before the end marker is sent). */
+async function pollHistory(
+  api: (p: string) => string,
+  promptId: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+) {
+  const reply = await httpCall(api(`/history/${encodeURIComponent(promptId)}`), {
+    headers,
+    signal,
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
+  if (reply.status !== 200)
+    throw new LocalServerError("http", `GET /history answered ${reply.status}`, { status: reply.status });
+  const history = jsonOf(reply, "GET /history") as Record<string, unknown>;
+  return history[promptId] !== undefined;
+}
+
+async function outputImageOf(
+  api: (p: string) => string,
+  promptId: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<ImageRef> {
+  const reply = await httpCall(api(`/history/${encodeURIComponent(promptId)}`), {
+    headers,
+    signal,
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
+  if (reply.status !== 200)
+    throw new LocalServerError("http", `GET /history answered ${reply.status}`, { status: reply.status });
+  const entry = (jsonOf(reply, "GET /history") as Record<string, unknown>)[promptId] as
+    | { outputs?: Record<string, { images?: unknown }>; status?: { status_str?: unknown; messages?: unknown } }
+    | undefined;
+  if (!entry) throw new LocalServerError("malformed", "the prompt ended but has no history entry");
+  if (entry.status?.status_str === "error")
+    throw new LocalServerError("http", `the prompt failed: ${errorOf(entry.status.messages)}`);
+  const images = Object.values(entry.outputs ?? {}).flatMap((o) => (Array.isArray(o.images) ? o.images : []));
+  const refs = images.filter(
+    (i): i is ImageRef =>
+      typeof i?.filename === "string" && typeof i.type === "string" && typeof (i.subfolder ?? "") === "string",
+  );
+  // SaveImage's "output" files outlive PreviewImage's "temp" ones.
+  const image = refs.find((i) => i.type === "output") ?? refs[0];
+  if (!image) throw new LocalServerError("malformed", "the prompt finished without an output image");
+  return { filename: image.filename, subfolder: image.subfolder ?? "", type: image.type };
+}
+
+function errorOf(messages: unknown): string {
+  if (!Array.isArray(messages)) return "no detail";
+  const error = messages.find(
+    (m) => Array.isArray(m) && (m[0] === "execution_error" || m[0] === "execution_interrupted"),
+  );
+  if (!error) return "no detail";
+  const data = (error[1] ?? {}) as Record<string, unknown>;
+  return error[0] === "execution_interrupted"
+    ? "interrupted"
+    : `${String(data.node_type)}: ${String(data.exception_type)}: ${String(data.exception_message).slice(0, 300)}`;
+}
+
+function refusedPrompt(status: number, body: Buffer): LocalServerError {
+  let detail = "";
+  try {
+    const json = JSON.parse(body.toString("utf8"));
+    const error = json?.error;
+    detail =
+      typeof error === "string" ? error : `${error?.type ?? ""}: ${error?.message ?? ""} ${error?.details ?? ""}`;
+  } catch {
+    detail = "";
+  }
+  return new LocalServerError(
+    "http",
+    `POST /prompt answered ${status}${detail ? ` (${detail.trim().slice(0, 300)})` : ""}`,
+    {
+      status,
+    },
+  );
+}
+
+/** Cancels the prompt where it is: deleted from the queue while waiting, interrupted while running. */
+async function cancelOnServer(
+  server: PoolServer,
+  api: (p: string) => string,
+  headers: Record<string, string>,
+  state: { phase: Phase; promptId?: string },
+  clientId: string,
+  socket: ComfySocket | undefined,
+  requestId: string,
+): Promise<void> {
+  const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
+  try {
+    let { phase, promptId } = state;
+    // Without a live socket (or before POST /prompt answered) the queue itself says where the prompt is.
+    if (!socket?.isOpen() || promptId === undefined) {
+      const found = await findInQueue(api, headers, signal, promptId, clientId);
+      if (!found) return;
+      ({ phase, promptId } = found);
+    }
+    if (phase === "waiting") {
+      await httpCall(api("/queue"), { method: "POST", headers, json: { delete: [promptId] }, signal });
+    } else {
+      await httpCall(api("/interrupt"), { method: "POST", headers, json: { prompt_id: promptId }, signal });
+    }
+    log.info("comfyui prompt cancelled", { request_id: requestId, server: server.index, was: phase });
+  } catch (err) {
+    log.warn("comfyui cancel failed", {
+      request_id: requestId,
+      server: server.index,
+      detail: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+async function findInQueue(
+  api: (p: string) => string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  promptId: string | undefined,
+  clientId: string,
+): Promise<{ phase: Phase; promptId: string } | undefined> {
+  const reply = await httpCall(api("/queue"), { headers, signal });
+  const queue = jsonOf(reply, "GET /queue") as { queue_running?: unknown; queue_pending?: unknown };
+  // Queue items are [number, prompt_id, prompt, extra_data, outputs_to_execute, …].
+  const match = (item: unknown) =>
+    Array.isArray(item) &&
+    (item[1] === promptId || (item[3] as { client_id?: unknown } | undefined)?.client_id === clientId);
+  const running = Array.isArray(queue.queue_running) ? queue.queue_running.find(match) : undefined;
+  if (running) return { phase: "running", promptId: running[1] };
+  const pending = Array.isArray(queue.queue_pending) ? queue.queue_pending.find(match) : undefined;
+  if (pending) return { phase: "waiting", promptId: pending[1] };
+  return undefined;
+}
+
+/** Learns once per server whether it serves the /api/-prefixed paths (newer ComfyUI) or only the bare ones. */
+async function prefixOf(server: PoolServer, headers: Record<string, string>, pool: ServerPool, signal: AbortSignal) {
+  const known = server.facts.get(PREFIX_FACT);
+  if (typeof known === "string") return known;
+  await probeQueue(server, headers, pool, signal);
+  return server.facts.get(PREFIX_FACT) as string;
+}
+
+/** GET /prompt: { exec_info: { queue_remaining } }, pending plus running prompts. Also settles the path prefix. */
+async function probeQueue(server: PoolServer, headers: Record<string, string>, pool: ServerPool, signal: AbortSignal) {
+  const known = server.facts.get(PREFIX_FACT);
+  const prefixes = typeof known === "string" ? [known] : ["/api", ""];
+  for (const prefix of prefixes) {
+    const reply = await httpCall(`${server.url}${prefix}/prompt`, { headers, signal, timeoutMs: CALL_TIMEOUT_MS });
+    if (reply.status === 404 && prefix === "/api") continue;
+    if (reply.status !== 200)
+      throw new LocalServerError("http", `GET ${prefix}/prompt answered ${reply.status}`, { status: reply.status });
+    const queue = (jsonOf(reply, "GET /prompt") as { exec_info?: { queue_remaining?: unknown } }).exec_info
+      ?.queue_remaining;
+    if (typeof queue !== "number")
+      throw new LocalServerError("malformed", "GET /prompt has no exec_info.queue_remaining");
+    server.facts.set(PREFIX_FACT, prefix);
+    pool.recordQueue(server, queue);
+    return;
+  }
+  throw new LocalServerError("http", "neither /api/prompt nor /prompt answered: is this a ComfyUI server?");
+}
+
+/** Waits for `work`, or rejects as soon as the signal fires; leaves no listener behind either way. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -1,0 +1,195 @@
+// A pool of GPU servers of one kind: least-busy selection, failover to the next server, and a 30 s time-out for a
+// server that keeps failing or refuses connections.
+import { ProviderError } from "@/lib/engines/failures";
+import type { LocalKind } from "@/lib/engines/routes";
+import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
+import { isRefused } from "./http";
+
+export const FAILURES_TO_EJECT = 3;
+export const EJECT_MS = 30_000;
+/** How old a server's reported queue length may be before selection asks again. */
+export const QUEUE_TTL_MS = 1_000;
+
+export type PoolServer = {
+  /** 1-based position in the configured list: what status shows instead of the URL. */
+  readonly index: number;
+  readonly url: string;
+  inFlight: number;
+  /** Consecutive failures; a success resets it. */
+  failures: number;
+  /** Out of the pool until this time (ms since the epoch); 0 when in. */
+  outUntil: number;
+  /** Pending + running work the server itself reported, when its API does. */
+  queue: number | null;
+  queueAt: number;
+  lastPicked: number;
+  /** Per-server facts a client learns once, e.g. whether ComfyUI serves its /api/ paths. */
+  readonly facts: Map<string, unknown>;
+};
+
+export type ServerHealth = {
+  server: number;
+  health: "ok" | "failing" | "out";
+  in_flight: number;
+  queue: number | null;
+  retry_in_s?: number;
+};
+
+export type RunContext = {
+  requestId: string;
+  /** Fires on the client's cancel or the route's deadline. */
+  signal: AbortSignal;
+  /** True when the client went away (not the deadline): no server is blamed for that. */
+  cancelled: () => boolean;
+  /** Asks a server for its queue length (and so checks it is up) before selection; absent where no API reports it. */
+  probe?: (server: PoolServer) => Promise<void>;
+};
+
+export class ServerPool {
+  readonly servers: PoolServer[];
+  private picks = 0;
+
+  constructor(
+    readonly kind: LocalKind,
+    urls: readonly string[],
+    private readonly now: () => number = Date.now,
+  ) {
+    this.servers = urls.map((url, i) => ({
+      index: i + 1,
+      url,
+      inFlight: 0,
+      failures: 0,
+      outUntil: 0,
+      queue: null,
+      queueAt: 0,
+      lastPicked: 0,
+      facts: new Map(),
+    }));
+  }
+
+  /** Runs `attempt` on the least-busy server, then on the next ones while they fail, before giving up. */
+  async run<T>(ctx: RunContext, attempt: (server: PoolServer) => Promise<T>): Promise<T> {
+    const tried = new Set<PoolServer>();
+    let last: unknown;
+    for (let server = await this.pick(tried, ctx); server; server = await this.pick(tried, ctx)) {
+      tried.add(server);
+      server.inFlight++;
+      server.lastPicked = ++this.picks;
+      try {
+        const result = await attempt(server);
+        this.recordSuccess(server);
+        return result;
+      } catch (err) {
+        // A client that goes away says nothing about the server; a missed deadline does, but leaves no time to retry.
+        if (ctx.cancelled()) throw err;
+        this.recordFailure(server, err, ctx.requestId);
+        if (ctx.signal.aborted) throw err;
+        last = err;
+      } finally {
+        server.inFlight--;
+      }
+    }
+    if (last !== undefined) throw last;
+    const back = Math.min(...this.servers.map((s) => s.outUntil)) - this.now();
+    throw new ProviderError(
+      "capacity",
+      `every ${this.kind} server is out of the pool`,
+      undefined,
+      Math.max(1, Math.ceil(back / 1000)),
+    );
+  }
+
+  recordSuccess(server: PoolServer): void {
+    server.failures = 0;
+    server.outUntil = 0;
+  }
+
+  recordFailure(server: PoolServer, err: unknown, requestId?: string): void {
+    server.failures++;
+    const refused = isRefused(err);
+    log.warn("gpu server failed", {
+      request_id: requestId,
+      pool: this.kind,
+      server: server.index,
+      failures: server.failures,
+      detail: err instanceof Error ? err.message : String(err),
+    });
+    if (refused || server.failures >= FAILURES_TO_EJECT) {
+      // After the time-out the server is tried again; one more failure then takes it out again.
+      server.outUntil = this.now() + EJECT_MS;
+      log.warn("gpu server taken out of the pool", {
+        pool: this.kind,
+        server: server.index,
+        seconds: EJECT_MS / 1000,
+        reason: refused ? "refused connection" : `${server.failures} failures in a row`,
+      });
+    }
+  }
+
+  /** Records a queue length the server reported (e.g. in a websocket status message). */
+  recordQueue(server: PoolServer, queue: number): void {
+    server.queue = queue;
+    server.queueAt = this.now();
+  }
+
+  /** Our prompt has left the server's queue, so the last count it reported is out of date: ask again next time. */
+  markQueueStale(server: PoolServer): void {
+    server.queueAt = 0;
+  }
+
+  isOut(server: PoolServer): boolean {
+    return server.outUntil > this.now();
+  }
+
+  describe(): ServerHealth[] {
+    const now = this.now();
+    return this.servers.map((s) => {
+      const out = s.outUntil > now;
+      return {
+        server: s.index,
+        health: out ? "out" : s.failures > 0 ? "failing" : "ok",
+        in_flight: s.inFlight,
+        queue: s.queue,
+        ...(out && { retry_in_s: Math.ceil((s.outUntil - now) / 1000) }),
+      };
+    });
+  }
+
+  private async pick(tried: Set<PoolServer>, ctx: RunContext): Promise<PoolServer | undefined> {
+    if (ctx.signal.aborted) return undefined;
+    let candidates = this.servers.filter((s) => !tried.has(s) && !this.isOut(s));
+    if (candidates.length > 1 && ctx.probe) {
+      const stale = candidates.filter((s) => this.now() - s.queueAt > QUEUE_TTL_MS);
+      await Promise.all(stale.map((s) => this.probe(s, ctx)));
+      candidates = candidates.filter((s) => !this.isOut(s));
+    }
+    // Busy = what we have in flight there, or what the server says it holds (which includes ours), whichever is more.
+    const busy = (s: PoolServer) => Math.max(s.inFlight, s.queue ?? 0);
+    candidates.sort(
+      (a, b) => busy(a) - busy(b) || a.inFlight - b.inFlight || a.lastPicked - b.lastPicked || a.index - b.index,
+    );
+    return candidates[0];
+  }
+
+  private async probe(server: PoolServer, ctx: RunContext): Promise<void> {
+    try {
+      await ctx.probe?.(server);
+    } catch (err) {
+      // A refused probe takes the server out now; other probe failures are left to the real call to judge.
+      if (isRefused(err)) this.recordFailure(server, err, ctx.requestId);
+    }
+  }
+}
+
+/** One pool per kind and server list per process, shared by every route that uses it and by /api/status. */
+export function poolFor(kind: LocalKind, urls: readonly string[]): ServerPool {
+  const pools = processSingleton("gpu-pools", () => new Map<string, ServerPool>());
+  const key = `${kind} ${urls.join(",")}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = new ServerPool(kind, urls);
+    pools.set(key, pool);
+  }
+  return pool;
+}

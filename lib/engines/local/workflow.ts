@@ -1,0 +1,99 @@
+// ComfyUI API-format workflow templates: validated once at start, then filled per request with plain values.
+
+/** Placeholders an operator's workflow file may use; each is filled per request. */
+export const PLACEHOLDERS = ["prompt", "negative_prompt", "seed", "width", "height", "steps"] as const;
+export type Placeholder = (typeof PLACEHOLDERS)[number];
+/** Shipped templates also name their checkpoint, filled once from COMFYUI_*_CHECKPOINT. */
+export const CHECKPOINT_PLACEHOLDER = "checkpoint";
+
+export type WorkflowNode = { class_type: string; inputs: Record<string, unknown>; _meta?: unknown };
+export type WorkflowGraph = Record<string, WorkflowNode>;
+
+export type WorkflowTemplate = {
+  graph: WorkflowGraph;
+  /** The per-request placeholders it uses; without `seed` the caller's seed cannot be honoured. */
+  uses: ReadonlySet<Placeholder>;
+};
+
+export type WorkflowValues = Record<Placeholder, string | number>;
+
+// SaveImage and PreviewImage list their files in /history, where /view can fetch them; SaveImageWebsocket only
+// streams binary frames, so a workflow ending there has nothing to fetch.
+const IMAGE_OUTPUT = /^(SaveImage|PreviewImage)$|save.*image|image.*save/i;
+const NOT_FETCHABLE = /websocket/i;
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+
+/** Parses and checks a workflow's JSON text; returns the template or one sentence saying what is wrong. */
+export function parseWorkflow(text: string, extra: readonly string[] = []): WorkflowTemplate | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return `is not valid JSON (${err instanceof Error ? err.message : String(err)})`;
+  }
+  return checkWorkflow(json, extra);
+}
+
+/** Checks an already-parsed workflow: API format, an image output node, only known placeholders, and {{prompt}}. */
+export function checkWorkflow(json: unknown, extra: readonly string[] = []): WorkflowTemplate | string {
+  if (!isRecord(json)) return "is not a ComfyUI API-format workflow (a JSON object of nodes by id)";
+  if (Array.isArray(json.nodes) && "links" in json) {
+    return "is a ComfyUI UI workflow, not the API format: open it in ComfyUI and use Workflow → Export (API)";
+  }
+  const ids = Object.keys(json);
+  if (ids.length === 0) return "has no nodes";
+  for (const id of ids) {
+    const node = json[id];
+    if (!isRecord(node) || typeof node.class_type !== "string" || !isRecord(node.inputs)) {
+      return `node "${id}" is not of the form { "class_type": …, "inputs": { … } }`;
+    }
+  }
+  const graph = json as WorkflowGraph;
+  const outputs = ids.filter(
+    (id) => IMAGE_OUTPUT.test(graph[id].class_type) && !NOT_FETCHABLE.test(graph[id].class_type),
+  );
+  if (outputs.length === 0) return "has no image output node: add a SaveImage (or PreviewImage) node";
+
+  const known = new Set<string>([...PLACEHOLDERS, ...extra]);
+  const found = new Set<string>();
+  for (const text of stringsOf(graph)) for (const m of text.matchAll(PLACEHOLDER)) found.add(m[1]);
+  const unknown = [...found].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    return `uses unknown placeholder ${unknown.map((n) => `{{${n}}}`).join(", ")} (known: ${[...known].map((n) => `{{${n}}}`).join(", ")})`;
+  }
+  if (!found.has("prompt")) return "never uses {{prompt}}, so every image would ignore the caller's prompt";
+  const uses = new Set([...found].filter((n): n is Placeholder => (PLACEHOLDERS as readonly string[]).includes(n)));
+  return { graph, uses };
+}
+
+/**
+ * Fills a template. A string that is exactly one placeholder becomes the value itself (so `"{{seed}}"` is a
+ * number, as KSampler wants); placeholders inside longer text become text. Values are never scanned again, so a
+ * prompt containing `{{…}}` stays literal.
+ */
+export function fillWorkflow<T>(graph: T, values: Partial<Record<string, string | number>>): T {
+  const fill = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const whole = WHOLE_PLACEHOLDER.exec(value);
+      if (whole && values[whole[1]] !== undefined) return values[whole[1]];
+      return value.replace(PLACEHOLDER, (match, name: string) =>
+        values[name] === undefined ? match : String(values[name]),
+      );
+    }
+    if (Array.isArray(value)) return value.map(fill);
+    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    return value;
+  };
+  return fill(graph) as T;
+}
+
+function* stringsOf(value: unknown): Generator<string> {
+  if (typeof value === "string") yield value;
+  else if (Array.isArray(value)) for (const v of value) yield* stringsOf(v);
+  else if (isRecord(value)) for (const v of Object.values(value)) yield* stringsOf(v);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

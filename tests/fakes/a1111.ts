@@ -1,0 +1,158 @@
+// A loopback AUTOMATIC1111 API (modules/api/api.py, models.py): POST /sdapi/v1/txt2img → { images: [base64],
+// parameters, info: JSON text with the seed used }, GET /sdapi/v1/progress → { progress, eta_relative, state,
+// current_image, textinfo }, POST /sdapi/v1/interrupt → {}. Jobs run one at a time (the queue lock); --api-auth
+// is HTTP Basic with FastAPI's 401 bodies.
+import { expect, type Fake, imageOf, objectOf, startFake } from "./fake-server";
+
+export const A1111_AUTH = "darkroom:gpu-secret-pass";
+export const A1111_CHECKPOINTS = ["sd_xl_base_1.0.safetensors", "flux1-schnell-fp8.safetensors"];
+const SAMPLERS = ["Euler", "Euler a", "DPM++ 2M", "DPM++ 2M Karras", "DPM++ SDE", "DDIM", "UniPC"];
+const SCHEDULERS = [
+  "Automatic",
+  "Uniform",
+  "Karras",
+  "Exponential",
+  "Polyexponential",
+  "SGM Uniform",
+  "Simple",
+  "Normal",
+  "Beta",
+];
+
+export type A1111Fake = Fake & {
+  /** Delay before each sampling step, in ms. */
+  stepDelayMs: number;
+  /** Interrupts received. */
+  interrupts: number;
+};
+
+export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUTH }): Promise<A1111Fake> {
+  const state = {
+    skipped: false,
+    interrupted: false,
+    stopping_generation: false,
+    job: "",
+    job_count: 0,
+    job_timestamp: "0",
+    job_no: 0,
+    sampling_step: 0,
+    sampling_steps: 0,
+  };
+  let lock: Promise<void> = Promise.resolve();
+  const cache = new Map<string, Promise<Buffer>>();
+  const expected = opts.auth ? `Basic ${Buffer.from(opts.auth).toString("base64")}` : undefined;
+
+  const fake = (await startFake("a1111", async (req, f) => {
+    if (expected) {
+      const given = req.headers.authorization;
+      if (!given)
+        return { status: 401, json: { detail: "Not authenticated" }, headers: { "WWW-Authenticate": "Basic" } };
+      if (given !== expected) {
+        return {
+          status: 401,
+          json: { detail: "Incorrect username or password" },
+          headers: { "WWW-Authenticate": "Basic" },
+        };
+      }
+    }
+    const key = `${req.method} ${req.path}`;
+    if (key === "GET /sdapi/v1/progress") {
+      expect(f, req.query.get("skip_current_image") === "true", "progress asked without skip_current_image=true");
+      const progress =
+        state.job_count === 0 ? 0 : Math.min(1, 0.01 + state.sampling_step / Math.max(1, state.sampling_steps));
+      return {
+        status: 200,
+        json: { progress, eta_relative: 0, state, current_image: null, textinfo: state.job_count ? "Sampling" : null },
+      };
+    }
+    if (key === "POST /sdapi/v1/interrupt") {
+      a1111.interrupts++;
+      if (state.job_count > 0) state.interrupted = true;
+      return { status: 200, json: {} };
+    }
+    if (key !== "POST /sdapi/v1/txt2img") return { status: 404, json: { detail: "Not Found" } };
+
+    const body = objectOf(req.body);
+    checkBody(f, body);
+    if (f.mode === "error") {
+      return { status: 500, json: { error: "OutOfMemoryError", detail: "", body: "", errors: "CUDA out of memory." } };
+    }
+    if (f.mode === "hang") return "hang";
+    // The queue lock: one generation at a time.
+    const previous = lock;
+    let release: () => void = () => undefined;
+    lock = new Promise((r) => {
+      release = r;
+    });
+    await previous;
+    try {
+      const steps = Number(body.steps);
+      Object.assign(state, {
+        job: "scripts_txt2img",
+        job_count: 1,
+        job_no: 0,
+        sampling_step: 0,
+        sampling_steps: steps,
+        interrupted: false,
+      });
+      for (let step = 1; step <= steps && !state.interrupted; step++) {
+        if (a1111.stepDelayMs > 0) await new Promise((r) => setTimeout(r, a1111.stepDelayMs));
+        state.sampling_step = step;
+      }
+      const width = Number(body.width);
+      const height = Number(body.height);
+      const sizeKey = `${width}x${height}`;
+      if (!cache.has(sizeKey)) cache.set(sizeKey, imageOf(width, height));
+      const png = await (cache.get(sizeKey) as Promise<Buffer>);
+      const seed = Number(body.seed) === -1 ? 1234567 : Number(body.seed);
+      const info = {
+        prompt: body.prompt,
+        all_prompts: [body.prompt],
+        negative_prompt: body.negative_prompt,
+        seed,
+        all_seeds: [seed],
+        subseed: 42,
+        width,
+        height,
+        sampler_name: body.sampler_name,
+        cfg_scale: body.cfg_scale,
+        steps,
+        sd_model_name: String(objectOf(body.override_settings).sd_model_checkpoint).replace(/\.safetensors$/, ""),
+      };
+      return {
+        status: 200,
+        json: { images: [png.toString("base64")], parameters: body, info: JSON.stringify(info) },
+      };
+    } finally {
+      Object.assign(state, { job: "", job_count: 0, sampling_step: 0, sampling_steps: 0 });
+      release();
+    }
+  })) as A1111Fake;
+  const a1111 = fake;
+  a1111.stepDelayMs = 0;
+  a1111.interrupts = 0;
+  const reset = fake.reset;
+  a1111.reset = () => {
+    reset();
+    a1111.stepDelayMs = 0;
+    a1111.interrupts = 0;
+  };
+  return a1111;
+}
+
+function checkBody(f: Fake, body: Record<string, unknown>) {
+  const int = (v: unknown) => Number.isInteger(v);
+  expect(f, typeof body.prompt === "string" && body.prompt.length > 0, "txt2img: prompt missing");
+  expect(f, typeof body.negative_prompt === "string", "txt2img: negative_prompt is not a string");
+  expect(f, int(body.seed) && (body.seed as number) >= -1, `txt2img: seed ${String(body.seed)}`);
+  expect(f, int(body.steps) && (body.steps as number) >= 1, `txt2img: steps ${String(body.steps)}`);
+  expect(f, typeof body.cfg_scale === "number", "txt2img: cfg_scale is not a number");
+  for (const side of ["width", "height"]) {
+    expect(f, int(body[side]) && (body[side] as number) % 8 === 0, `txt2img: ${side} ${String(body[side])}`);
+  }
+  expect(f, SAMPLERS.includes(String(body.sampler_name)), `txt2img: unknown sampler ${String(body.sampler_name)}`);
+  expect(f, SCHEDULERS.includes(String(body.scheduler)), `txt2img: unknown scheduler ${String(body.scheduler)}`);
+  const checkpoint = objectOf(body.override_settings).sd_model_checkpoint;
+  expect(f, A1111_CHECKPOINTS.includes(String(checkpoint)), `txt2img: unknown checkpoint ${String(checkpoint)}`);
+  expect(f, body.send_images !== false, "txt2img: send_images is false, so no image would come back");
+}

@@ -1,0 +1,423 @@
+// A loopback ComfyUI on its real wire format (server.py, execution.py, main.py): POST /prompt queues an API-format
+// workflow, one worker runs the queue, and /ws?clientId= gets { type, data } frames: status, execution_start,
+// execution_cached, executing (node null = the end), progress { value, max }, executed, execution_success,
+// execution_error, execution_interrupted. /history, /queue, /interrupt and /view as the real routes, under /api/ too.
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type net from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+import { imageOf } from "./fake-server";
+
+export type ComfyMode = "ok" | "error" | "reject" | "http-error" | "drop-ws";
+
+export type ComfyRecorded = {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+};
+
+type QueueItem = [number, string, Record<string, Node>, { client_id?: string }, string[]];
+type Node = { class_type: string; inputs: Record<string, unknown> };
+type HistoryEntry = {
+  prompt: QueueItem;
+  outputs: Record<string, { images: { filename: string; subfolder: string; type: string }[] }>;
+  status: { status_str: "success" | "error"; completed: boolean; messages: [string, unknown][] };
+  meta: Record<string, unknown>;
+};
+
+export type ComfyFake = {
+  name: string;
+  url: string;
+  mode: ComfyMode;
+  /** While true, queued prompts wait (a busy GPU): for cancelling a prompt that has not started. */
+  paused: boolean;
+  /** Delay before each sampler step, in ms. */
+  stepDelayMs: number;
+  /** Prompts of other users this server reports in its queue length. */
+  externalQueue: number;
+  requests: ComfyRecorded[];
+  /** Every workflow accepted by POST /prompt, with its client id. */
+  prompts: { id: string; prompt: Record<string, Node>; clientId?: string }[];
+  /** Request-shape problems; tests assert this stays empty. */
+  violations: string[];
+  /** Websocket connections accepted so far. */
+  socketsOpened: number;
+  /** Sampler steps sent as progress frames so far. */
+  stepsSent: number;
+  /** How many prompts are running or waiting now. */
+  busy: () => number;
+  reset: () => void;
+  close: () => Promise<void>;
+};
+
+const OUTPUT_NODES = new Set(["SaveImage", "PreviewImage"]);
+const LATENT_NODES = new Set(["EmptyLatentImage", "EmptySD3LatentImage"]);
+const images = new Map<string, Promise<Buffer>>();
+
+/** One PNG per size, made once: the fake answers "at once" apart from its configured step delay. */
+function pngOf(width: number, height: number): Promise<Buffer> {
+  const key = `${width}x${height}`;
+  let png = images.get(key);
+  if (!png) {
+    png = imageOf(width, height);
+    images.set(key, png);
+  }
+  return png;
+}
+
+export async function startComfyFake(
+  opts: { name?: string; legacy?: boolean; authHeader?: { name: string; value: string } } = {},
+): Promise<ComfyFake> {
+  const server = http.createServer();
+  const wss = new WebSocketServer({ noServer: true });
+  const connections = new Set<net.Socket>();
+  const sockets = new Map<string, WebSocket>();
+  const files = new Map<string, Buffer>();
+  const history = new Map<string, HistoryEntry>();
+  let pending: QueueItem[] = [];
+  let running: QueueItem | undefined;
+  let interruptFlag = false;
+  let number = 0;
+  let wakeWorker: () => void = () => undefined;
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+
+  const fake: ComfyFake = {
+    name: opts.name ?? "comfyui",
+    url: `http://127.0.0.1:${port}`,
+    mode: "ok",
+    paused: false,
+    stepDelayMs: 0,
+    externalQueue: 0,
+    requests: [],
+    prompts: [],
+    violations: [],
+    socketsOpened: 0,
+    stepsSent: 0,
+    busy: () => pending.length + (running ? 1 : 0),
+    reset: () => {
+      fake.mode = "ok";
+      fake.paused = false;
+      fake.stepDelayMs = 0;
+      fake.externalQueue = 0;
+      fake.requests = [];
+      fake.prompts = [];
+      fake.violations = [];
+      fake.socketsOpened = 0;
+      fake.stepsSent = 0;
+      wakeWorker();
+    },
+    close: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      for (const c of connections) c.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  const queueInfo = () => ({ exec_info: { queue_remaining: fake.busy() + fake.externalQueue } });
+  const send = (sid: string | undefined, type: string, data: unknown) => {
+    const targets = sid === undefined ? [...sockets.values()] : [sockets.get(sid)].filter(Boolean);
+    for (const ws of targets) if (ws?.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type, data }));
+  };
+  const queueUpdated = () => send(undefined, "status", { status: queueInfo() });
+  const authorized = (headers: http.IncomingHttpHeaders) =>
+    !opts.authHeader || headers[opts.authHeader.name.toLowerCase()] === opts.authHeader.value;
+  /** The route path, or undefined for a path this server does not serve (the /api/ aliases are absent on legacy). */
+  const routeOf = (pathname: string) => {
+    if (pathname.startsWith("/api/")) return opts.legacy ? undefined : pathname.slice(4);
+    return pathname;
+  };
+
+  server.on("connection", (c) => {
+    connections.add(c);
+    c.on("close", () => connections.delete(c));
+  });
+
+  server.on("upgrade", (req, socket, head) => {
+    const url = new URL(req.url ?? "/", fake.url);
+    if (routeOf(url.pathname) !== "/ws" || !authorized(req.headers)) {
+      socket.end(
+        `HTTP/1.1 ${authorized(req.headers) ? "404 Not Found" : "401 Unauthorized"}\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      fake.socketsOpened++;
+      const sid = url.searchParams.get("clientId") || randomUUID().replace(/-/g, "");
+      sockets.get(sid)?.terminate();
+      sockets.set(sid, ws);
+      ws.on("close", () => {
+        if (sockets.get(sid) === ws) sockets.delete(sid);
+      });
+      ws.send(JSON.stringify({ type: "status", data: { status: queueInfo(), sid } }));
+    });
+  });
+
+  server.on("request", (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const url = new URL(req.url ?? "/", fake.url);
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: unknown;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = raw;
+      }
+      fake.requests.push({
+        method: req.method ?? "",
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      });
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { "Content-Type": "application/json" });
+        res.end(JSON.stringify(value));
+      };
+      const empty = (status: number) => {
+        res.writeHead(status, { "Content-Length": 0 });
+        res.end();
+      };
+      if (!authorized(req.headers)) return empty(401);
+      const route = routeOf(url.pathname);
+      const key = `${req.method} ${route}`;
+      const historyMatch = route ? /^\/history\/([^/]+)$/.exec(route) : null;
+      if (key === "GET /prompt") return json(200, queueInfo());
+      if (key === "POST /prompt") return postPrompt(body, json);
+      if (key === "GET /queue") return json(200, { queue_running: running ? [running] : [], queue_pending: pending });
+      if (key === "POST /queue") {
+        const data = (body ?? {}) as { delete?: unknown; clear?: unknown };
+        if (data.clear) pending = [];
+        if (Array.isArray(data.delete))
+          pending = pending.filter((item) => !(data.delete as unknown[]).includes(item[1]));
+        queueUpdated();
+        return empty(200);
+      }
+      if (key === "POST /interrupt") {
+        const target = (body as { prompt_id?: unknown } | undefined)?.prompt_id;
+        if (running && (target === undefined || target === running[1])) interruptFlag = true;
+        return empty(200);
+      }
+      if (req.method === "GET" && historyMatch) {
+        const entry = history.get(decodeURIComponent(historyMatch[1]));
+        return json(200, entry ? { [decodeURIComponent(historyMatch[1])]: entry } : {});
+      }
+      if (key === "GET /view") return view(url.searchParams, res);
+      return empty(404);
+    });
+  });
+
+  function postPrompt(body: unknown, json: (status: number, value: unknown) => void) {
+    const data = (body ?? {}) as { prompt?: unknown; client_id?: unknown };
+    if (fake.mode === "http-error") return json(500, { error: "simulated server error" });
+    if (typeof data.prompt !== "object" || data.prompt === null) {
+      return json(400, {
+        error: { type: "no_prompt", message: "No prompt provided", details: "", extra_info: {} },
+        node_errors: {},
+      });
+    }
+    const prompt = data.prompt as Record<string, Node>;
+    checkPrompt(prompt);
+    const outputs = Object.keys(prompt).filter((id) => OUTPUT_NODES.has(prompt[id]?.class_type));
+    if (outputs.length === 0) {
+      return json(400, {
+        error: { type: "prompt_no_outputs", message: "Prompt has no outputs", details: "", extra_info: {} },
+        node_errors: [],
+      });
+    }
+    if (fake.mode === "reject") {
+      const loader = Object.keys(prompt).find((id) => prompt[id].class_type === "CheckpointLoaderSimple") ?? outputs[0];
+      return json(400, {
+        error: {
+          type: "prompt_outputs_failed_validation",
+          message: "Prompt outputs failed validation",
+          details: "",
+          extra_info: {},
+        },
+        node_errors: {
+          [loader]: {
+            errors: [
+              {
+                type: "value_not_in_list",
+                message: "Value not in list",
+                details: "ckpt_name: not in []",
+                extra_info: {},
+              },
+            ],
+            dependent_outputs: outputs,
+            class_type: prompt[loader].class_type,
+          },
+        },
+      });
+    }
+    const id = randomUUID();
+    const clientId = typeof data.client_id === "string" ? data.client_id : undefined;
+    if (clientId === undefined) fake.violations.push("POST /prompt without client_id");
+    fake.prompts.push({ id, prompt, clientId });
+    pending.push([number++, id, prompt, clientId ? { client_id: clientId } : {}, outputs]);
+    queueUpdated();
+    wakeWorker();
+    return json(200, { prompt_id: id, number: number - 1, node_errors: {} });
+  }
+
+  function checkPrompt(prompt: Record<string, Node>) {
+    const text = JSON.stringify(prompt);
+    if (/\{\{[^}]*\}\}/.test(text)) fake.violations.push(`unfilled placeholder in ${text.slice(0, 200)}`);
+    for (const [id, node] of Object.entries(prompt)) {
+      if (typeof node?.class_type !== "string" || typeof node.inputs !== "object") {
+        fake.violations.push(`node ${id} is not { class_type, inputs }`);
+        continue;
+      }
+      if (node.class_type === "KSampler") {
+        for (const field of ["seed", "steps"]) {
+          if (!Number.isInteger(node.inputs[field])) fake.violations.push(`KSampler ${field} is not an integer`);
+        }
+      }
+      if (LATENT_NODES.has(node.class_type)) {
+        for (const field of ["width", "height"]) {
+          const v = node.inputs[field];
+          if (!Number.isInteger(v) || (v as number) % 8 !== 0)
+            fake.violations.push(`${node.class_type} ${field}=${String(v)}`);
+        }
+      }
+    }
+  }
+
+  function view(query: URLSearchParams, res: http.ServerResponse) {
+    const filename = query.get("filename") ?? "";
+    if (filename === "" || filename.startsWith("/") || filename.includes("..")) {
+      res.writeHead(400);
+      return res.end();
+    }
+    const bytes = files.get(`${query.get("type") ?? "output"}/${query.get("subfolder") ?? ""}/${filename}`);
+    if (!bytes) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, {
+      "Content-Type": "image/png",
+      "Content-Length": bytes.length,
+      "Content-Disposition": `filename="${filename}"`,
+    });
+    res.end(bytes);
+  }
+
+  /** The single prompt worker of main.py: one prompt at a time, in queue order. */
+  async function worker() {
+    for (;;) {
+      if (fake.paused || pending.length === 0) {
+        await new Promise<void>((r) => {
+          wakeWorker = r;
+        });
+        continue;
+      }
+      running = pending.shift();
+      interruptFlag = false;
+      queueUpdated();
+      if (running) await execute(running);
+      running = undefined;
+      queueUpdated();
+    }
+  }
+
+  async function execute(item: QueueItem) {
+    const [, promptId, prompt, extra] = item;
+    const sid = extra.client_id;
+    const messages: [string, unknown][] = [];
+    const message = (type: string, data: Record<string, unknown>) => {
+      const stamped = { ...data, prompt_id: promptId, timestamp: Date.now() };
+      messages.push([type, stamped]);
+      send(sid, type, stamped);
+    };
+    const outputs: HistoryEntry["outputs"] = {};
+    const executed: string[] = [];
+    const mode = fake.mode;
+    message("execution_start", {});
+    message("execution_cached", { nodes: [] });
+    let failed: "error" | "interrupted" | undefined;
+    for (const id of topologicalOrder(prompt)) {
+      const node = prompt[id];
+      send(sid, "executing", { node: id, display_node: id, prompt_id: promptId });
+      if (node.class_type === "KSampler") {
+        const steps = Number(node.inputs.steps);
+        for (let step = 1; step <= steps; step++) {
+          if (fake.stepDelayMs > 0) await new Promise((r) => setTimeout(r, fake.stepDelayMs));
+          if (interruptFlag) {
+            failed = "interrupted";
+            message("execution_interrupted", { node_id: id, node_type: node.class_type, executed: [...executed] });
+            break;
+          }
+          if (mode === "error" && step === Math.ceil(steps / 2)) {
+            failed = "error";
+            message("execution_error", {
+              node_id: id,
+              node_type: node.class_type,
+              executed: [...executed],
+              exception_message: "Allocation on device 0 would exceed allowed memory. (out of memory)",
+              exception_type: "torch.OutOfMemoryError",
+              traceback: ['  File "execution.py", line 1, in execute\n'],
+              current_inputs: {},
+              current_outputs: [],
+            });
+            break;
+          }
+          send(sid, "progress", { value: step, max: steps, prompt_id: promptId, node: id });
+          fake.stepsSent++;
+          if (mode === "drop-ws" && step === Math.min(2, steps) && sid) sockets.get(sid)?.terminate();
+        }
+        if (failed) break;
+      }
+      if (OUTPUT_NODES.has(node.class_type)) {
+        const { width, height } = latentSizeOf(prompt);
+        const type = node.class_type === "SaveImage" ? "output" : "temp";
+        const prefix = String(node.inputs.filename_prefix ?? "ComfyUI");
+        const subfolder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
+        const filename = `${prefix.slice(prefix.lastIndexOf("/") + 1)}_${String(number).padStart(5, "0")}_.png`;
+        files.set(`${type}/${subfolder}/${filename}`, await pngOf(width, height));
+        const output = { images: [{ filename, subfolder, type }] };
+        outputs[id] = output;
+        send(sid, "executed", { node: id, display_node: id, output, prompt_id: promptId });
+      }
+      executed.push(id);
+    }
+    if (!failed) message("execution_success", {});
+    history.set(promptId, {
+      prompt: item,
+      outputs,
+      status: { status_str: failed ? "error" : "success", completed: !failed, messages },
+      meta: {},
+    });
+    running = undefined;
+    queueUpdated();
+    send(sid, "executing", { node: null, prompt_id: promptId });
+  }
+
+  void worker();
+  return fake;
+}
+
+function latentSizeOf(prompt: Record<string, Node>): { width: number; height: number } {
+  const latent = Object.values(prompt).find((n) => LATENT_NODES.has(n.class_type));
+  return { width: Number(latent?.inputs.width ?? 512), height: Number(latent?.inputs.height ?? 512) };
+}
+
+/** Nodes after the nodes their inputs link to ([id, slot] pairs), as the executor runs them. */
+function topologicalOrder(prompt: Record<string, Node>): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const visit = (id: string) => {
+    if (seen.has(id) || !prompt[id]) return;
+    seen.add(id);
+    for (const value of Object.values(prompt[id].inputs)) {
+      if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string") visit(value[0]);
+    }
+    order.push(id);
+  };
+  for (const id of Object.keys(prompt)) visit(id);
+  return order;
+}
