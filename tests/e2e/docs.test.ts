@@ -88,7 +88,15 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   await page.goto(`${app.url}/docs`);
   const doc = await page.evaluate(async () => (await fetch("/api/openapi.json")).json());
   assert.equal(doc.openapi, "3.1.0");
-  assert.deepEqual(Object.keys(doc.paths).sort(), ["/api/enhance", "/api/generate", "/api/status", "/api/waitlist"]);
+  assert.deepEqual(Object.keys(doc.paths).sort(), [
+    "/api/enhance",
+    "/api/generate",
+    "/api/jobs/{id}",
+    "/api/jobs/{id}/events",
+    "/api/status",
+    "/api/waitlist",
+  ]);
+  assert.deepEqual(Object.keys(doc.paths["/api/jobs/{id}"]).sort(), ["delete", "get"]);
   for (const op of [doc.paths["/api/generate"].post, doc.paths["/api/enhance"].post, doc.paths["/api/status"].get]) {
     assert.match(op["x-codeSamples"][0].source, /^curl /);
   }
@@ -106,7 +114,19 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
     const bad = await (
       await fetch("/api/generate", { method: "POST", headers, body: JSON.stringify({ prompt: "" }) })
     ).json();
-    return { gen, status, bad };
+    const accepted = await (
+      await fetch("/api/generate", {
+        method: "POST",
+        headers: { ...headers, Prefer: "respond-async" },
+        body: JSON.stringify({ prompt: "a paper plane" }),
+      })
+    ).json();
+    let job = await (await fetch(accepted.status_url, { headers })).json();
+    for (let i = 0; i < 40 && job.status !== "succeeded"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      job = await (await fetch(accepted.status_url, { headers })).json();
+    }
+    return { gen, status, bad, accepted, job };
   });
   const generate = validatorFor(doc, "GenerateResponse");
   const status = validatorFor(doc, "StatusResponse");
@@ -114,6 +134,9 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   assert.equal(generate.safeParse(real.gen).success, true, JSON.stringify(real.gen));
   assert.equal(status.safeParse(real.status).success, true, JSON.stringify(real.status));
   assert.equal(error.safeParse(real.bad).success, true, JSON.stringify(real.bad));
+  assert.equal(validatorFor(doc, "JobAccepted").safeParse(real.accepted).success, true, JSON.stringify(real.accepted));
+  assert.equal(validatorFor(doc, "Job").safeParse(real.job).success, true, JSON.stringify(real.job));
+  assert.equal(generate.safeParse(real.job.result).success, true, "a job's result is the synchronous body");
   // The validator is real: it rejects a response missing a documented field or with a wrong type.
   const { url: _url, ...withoutUrl } = real.gen as Json;
   assert.equal(generate.safeParse(withoutUrl).success, false);
