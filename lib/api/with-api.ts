@@ -10,6 +10,7 @@ import { DAY_MS, emptyUsage, type Usage } from "@/lib/store/types";
 import { ApiError, toApiError } from "./errors";
 import { rateLimitHeaders, secondsUntil } from "./headers";
 import { chargesFor, Quota, waitlistCharges } from "./quota";
+import { usageRecorderFor } from "./usage-recording";
 
 export type RouteContext = {
   req: Request;
@@ -38,6 +39,7 @@ export function withApi(
   return async (req) => {
     const requestId = newRequestId();
     let quota: Quota | undefined;
+    let recordUsage: ((status: number) => Promise<void>) | undefined; // usage history (console)
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -51,6 +53,7 @@ export function withApi(
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
+      recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
       const result = await handler({
         req,
         requestId,
@@ -65,12 +68,14 @@ export function withApi(
           return originOf(req);
         },
       });
+      await recordUsage?.(result instanceof Response ? result.status : 200);
       const usage = await quota.usageForHeaders();
       if (result instanceof Response) return withHeaders(result, requestId, usage);
       return respond(200, result, requestId, usage);
     } catch (err) {
       const apiError = toApiError(err, requestId);
       await quota?.fail().catch((e) => toApiError(e, requestId));
+      await recordUsage?.(apiError.status);
       return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
     }
   };

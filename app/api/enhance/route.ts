@@ -9,6 +9,7 @@ export const dynamic = "force-dynamic";
 
 export const POST = withApi("enhance", async ({ req, requestId, svc, quota, signal, origin }) => {
   const upload = await parseEnhance(req, svc.config.upload.maxBytes, svc.uploads);
+  quota.note({ model: upload.model });
   try {
     const usage = await quota.take();
 
@@ -21,6 +22,7 @@ export const POST = withApi("enhance", async ({ req, requestId, svc, quota, sign
       config: svc.config,
       onStart: quota.markStarted,
     });
+    quota.note({ engine: image.engine });
 
     const body: EnhanceResponse = {
       success: true,

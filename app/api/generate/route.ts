@@ -13,6 +13,7 @@ export const maxDuration = 300;
 export const POST = withApi("generate", async ({ req, requestId, svc, quota, signal, origin }) => {
   const { negative_prompt, ...request } = await parseGenerate(req);
   const input = { ...request, negativePrompt: negative_prompt };
+  quota.note({ model: input.model });
   assertPromptAllowed(input);
   const usage = await quota.take();
 
@@ -24,6 +25,7 @@ export const POST = withApi("generate", async ({ req, requestId, svc, quota, sig
     queue: svc.queues.generate,
     onStart: quota.markStarted,
   });
+  quota.note({ engine: image.engine });
 
   const body: GenerateResponse = {
     success: true,
