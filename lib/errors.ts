@@ -74,3 +74,6 @@ export class NotFound extends DomainError {
     super(message);
   }
 }
+
+/** A change that the record's current state no longer allows (approving an entry twice); the message is safe to show. */
+export class Conflict extends DomainError {}
