@@ -1,6 +1,7 @@
 // GET /docs – the API reference, rendered from the OpenAPI document that the zod schemas generate.
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { AccountSection } from "@/components/docs/account-section";
 import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
@@ -15,6 +16,7 @@ type Json = Record<string, unknown>;
 const TOC = [
   ["auth", "Authentication"],
   ...ENDPOINTS.map((e) => [e.path.replace("/api/", ""), `${e.method.toUpperCase()} ${e.path}`]),
+  ["account", "Your account and usage"],
   ["limits", "Limits"],
   ["errors", "Errors"],
   ["headers", "Headers"],
@@ -97,6 +99,8 @@ export default async function DocsPage() {
             />
           ))}
         </section>
+
+        <AccountSection origin={origin} />
 
         <section aria-labelledby="limits-h" id="limits" className="scroll-mt-6 space-y-3">
           <h2 id="limits-h" className="text-xl font-semibold">
