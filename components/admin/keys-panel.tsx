@@ -35,6 +35,7 @@ export function KeysPanel({ mailEnabled }: { mailEnabled: boolean }) {
         }}
       />
       {message && <Notice tone={message.tone}>{message.text}</Notice>}
+      {keys?.length === 0 && <p className="text-sm text-stone-600 dark:text-stone-400">No keys yet.</p>}
       <ScrollRegion label="Pro keys" className="rounded-xl border border-stone-200 dark:border-stone-800">
         <table className="w-full min-w-[56rem] text-left text-sm" data-testid="keys-table">
           <caption className="sr-only">Pro keys</caption>
@@ -53,13 +54,6 @@ export function KeysPanel({ mailEnabled }: { mailEnabled: boolean }) {
             </tr>
           </thead>
           <tbody>
-            {keys?.length === 0 && (
-              <tr>
-                <td colSpan={10} className="px-3 py-6 text-center text-stone-600 dark:text-stone-400">
-                  No keys yet.
-                </td>
-              </tr>
-            )}
             {keys?.map((k) => (
               <KeyRowView key={k.id} row={k} onChanged={load} onError={(text) => setMessage({ tone: "error", text })} />
             ))}
@@ -103,8 +97,8 @@ function KeyRowView({
 
   return (
     <tr className="border-t border-stone-200 align-top dark:border-stone-800" data-key-id={row.id}>
-      <td className="px-3 py-2 font-medium break-all">{row.label}</td>
-      <td className="px-3 py-2 break-all">{row.email ?? "—"}</td>
+      <td className="min-w-40 px-3 py-2 font-medium [overflow-wrap:anywhere]">{row.label}</td>
+      <td className="min-w-40 px-3 py-2 [overflow-wrap:anywhere]">{row.email ?? "—"}</td>
       <td className="px-3 py-2 font-mono whitespace-nowrap">…{row.last4}</td>
       <td className="px-3 py-2 whitespace-nowrap">{formatWhen(row.created_at)}</td>
       <td className="px-3 py-2 whitespace-nowrap">{formatWhen(row.last_used_at)}</td>

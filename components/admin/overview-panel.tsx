@@ -53,12 +53,7 @@ export function OverviewPanel() {
   return (
     <div className="space-y-6" data-testid="overview">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <dl className="grid flex-1 grid-cols-2 gap-3 sm:grid-cols-4">
-          <Figure label="Requests today" value={today?.total ?? 0} testId="requests-today" />
-          <Figure label="Succeeded today" value={today?.succeeded ?? 0} />
-          <Figure label="Requests, 30 days" value={total} />
-          <Figure label="Success rate, 30 days" value={total ? `${Math.round((succeeded / total) * 100)}%` : "—"} />
-        </dl>
+        <h2 className="text-lg font-semibold">Last 30 days</h2>
         <div className="flex items-center gap-3 text-sm text-stone-600 dark:text-stone-400">
           {loadedAt && <span aria-live="polite">Updated {loadedAt.toISOString().slice(11, 19)} UTC</span>}
           <button type="button" className={secondaryButton} onClick={() => void load()}>
@@ -66,6 +61,12 @@ export function OverviewPanel() {
           </button>
         </div>
       </div>
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <Figure label="Requests today" value={today?.total ?? 0} testId="requests-today" />
+        <Figure label="Succeeded today" value={today?.succeeded ?? 0} />
+        <Figure label="Requests, 30 days" value={total} />
+        <Figure label="Success rate, 30 days" value={total ? `${Math.round((succeeded / total) * 100)}%` : "—"} />
+      </dl>
       {error && <Notice tone="error">{error}</Notice>}
 
       <div className="grid gap-6 lg:grid-cols-2">

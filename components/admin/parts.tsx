@@ -43,7 +43,7 @@ export function ScrollRegion({
       aria-label={label}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus so keyboards can scroll it (axe scrollable-region-focusable).
       tabIndex={0}
-      className={`overflow-x-auto ${className}`}
+      className={`relative overflow-x-auto ${className}`}
     >
       {children}
     </section>

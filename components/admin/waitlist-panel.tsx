@@ -169,6 +169,11 @@ export function WaitlistPanel({ mailEnabled }: { mailEnabled: boolean }) {
         )}
       </div>
       {message && <Notice tone={message.tone}>{message.text}</Notice>}
+      {page && entries.length === 0 && (
+        <p className="text-sm text-stone-600 dark:text-stone-400" data-testid="waitlist-empty">
+          No signups match.
+        </p>
+      )}
 
       <ScrollRegion label="Waitlist signups" className="rounded-xl border border-stone-200 dark:border-stone-800">
         <table className="w-full min-w-[40rem] text-left text-sm" data-testid="waitlist-table">
@@ -203,13 +208,6 @@ export function WaitlistPanel({ mailEnabled }: { mailEnabled: boolean }) {
             </tr>
           </thead>
           <tbody>
-            {page && entries.length === 0 && (
-              <tr>
-                <td colSpan={6} className="px-3 py-6 text-center text-stone-600 dark:text-stone-400">
-                  No signups match.
-                </td>
-              </tr>
-            )}
             {entries.map((e) => (
               <tr key={e.id} className="border-t border-stone-200 align-top dark:border-stone-800" data-email={e.email}>
                 <td className="px-3 py-2">
@@ -223,7 +221,7 @@ export function WaitlistPanel({ mailEnabled }: { mailEnabled: boolean }) {
                     />
                   )}
                 </td>
-                <td className="px-3 py-2 font-medium break-all">{e.email}</td>
+                <td className="min-w-48 px-3 py-2 font-medium break-all">{e.email}</td>
                 <td className="max-w-xs px-3 py-2 text-stone-700 dark:text-stone-300">{e.use_case ?? "—"}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatWhen(e.created_at)}</td>
                 <td className="px-3 py-2">

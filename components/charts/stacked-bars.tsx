@@ -14,11 +14,11 @@ type Props = {
 
 const BAR = 10;
 
-/** A round maximum for the axis: 1, 2, 5 × a power of ten. */
+/** A round maximum for the axis whose half is a whole number too: an even number up to 10, then 2 or 5 × 10ⁿ. */
 function niceMax(n: number): number {
-  if (n <= 4) return Math.max(1, n);
+  if (n <= 10) return Math.max(2, n + (n % 2));
   const p = 10 ** Math.floor(Math.log10(n));
-  return [1, 2, 2.5, 5, 10].map((m) => m * p).find((m) => m >= n) ?? n;
+  return [2, 5, 10].map((m) => m * p).find((m) => m >= n) ?? 10 * p;
 }
 
 const short = (date: string) => date.slice(5);
@@ -108,7 +108,7 @@ export function StackedBars({ title, labels, series, testId }: Props) {
       </div>
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-stone-700 dark:text-stone-300">Show the numbers</summary>
-        <div className="mt-2 max-h-64 overflow-auto">
+        <div className="relative mt-2 max-h-64 overflow-auto">
           <table className="w-full text-left text-xs tabular-nums">
             <caption className="sr-only">{title}, per day</caption>
             <thead>
