@@ -45,7 +45,7 @@ async function approve(id: string | undefined, deps: CliDeps): Promise<number> {
   if (issued.emailed) console.log("The invitation with the key was emailed.");
   else if (deps.config.mail) console.log(`The invitation was not emailed: ${issued.emailError}`);
   else console.log("Not emailed (SMTP_URL and MAIL_FROM are not set): send the key yourself.");
-  console.log(`Webhook signing secret: ${issued.record.webhookSecret}`);
+  console.log(`Webhook signing secret: ${issued.record.webhookSecret} (GET /api/account shows it again)`);
   console.log("Copy the key now: it is shown only once and stored only as a hash.");
   console.log(issued.key);
   return 0;

@@ -76,8 +76,8 @@ async function main(): Promise<number> {
       const { key, record } = await createApiKey(store, pepper, label, { email, dailyLimit: limit });
       await audit(consoleStore, CLI_ACTOR, "key_create", record.id, email ? `for ${email}` : null);
       console.log(`Created key ${record.id} (${record.label}), ending in ${record.last4}.`);
-      console.log(`Webhook signing secret: ${record.webhookSecret}`);
-      console.log("Copy it now: it is shown only once and stored only as a hash.");
+      console.log(`Webhook signing secret: ${record.webhookSecret} (GET /api/account shows it again)`);
+      console.log("Copy the key now: it is shown only once and stored only as a hash.");
       console.log(key);
       return 0;
     }

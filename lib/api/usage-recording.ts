@@ -40,9 +40,9 @@ export async function recordRequest(svc: Pick<Services, "usage">, r: RequestReco
 }
 
 /**
- * For withApi: a function that records this request once, given the status of its answer; undefined for requests
- * that are not generate or enhance work (status reads, other methods). A 202 (accepted for later) is left to the
- * job that does the work.
+ * For withApi: a function that records this request once, given its answer (the handler's result, or the status of
+ * the error); undefined for requests that are not generate or enhance work (status reads, other methods). A 202
+ * (accepted for later) is left to the job that does the work, and a replayed answer was counted the first time.
  */
 export function usageRecorderFor(
   svc: Pick<Services, "usage">,
@@ -50,11 +50,13 @@ export function usageRecorderFor(
   endpoint: string,
   caller: Caller,
   note: UsageNote,
-): ((status: number) => Promise<void>) | undefined {
+): ((answer: unknown) => Promise<void>) | undefined {
   if (req.method !== "POST" || (endpoint !== "generate" && endpoint !== "enhance")) return undefined;
   let done = false;
-  return async (status) => {
-    if (done || status === 202) return;
+  return async (answer) => {
+    const status = typeof answer === "number" ? answer : answer instanceof Response ? answer.status : 200;
+    const replayed = answer instanceof Response && answer.headers.has("idempotent-replayed");
+    if (done || status === 202 || replayed) return;
     done = true;
     await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status) });
   };

@@ -39,7 +39,7 @@ export function withApi(
   return async (req) => {
     const requestId = newRequestId();
     let quota: Quota | undefined;
-    let recordUsage: ((status: number) => Promise<void>) | undefined; // usage history (console)
+    let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -68,7 +68,7 @@ export function withApi(
           return originOf(req);
         },
       });
-      await recordUsage?.(result instanceof Response ? result.status : 200);
+      await recordUsage?.(result);
       const usage = await quota.usageForHeaders();
       if (result instanceof Response) return withHeaders(result, requestId, usage);
       return respond(200, result, requestId, usage);

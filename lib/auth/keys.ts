@@ -73,3 +73,11 @@ export async function verifyApiKey(store: Store, pepper: string, presented: stri
   if (!record || !same || record.revokedAt) return null;
   return record;
 }
+
+/**
+ * A key's webhook signing secret (`whsec_` + base64 of 32 bytes), derived from the pepper and the key id: the same on
+ * every instance, never stored, and gone with the pepper.
+ */
+export function webhookSecretFor(keyId: string, pepper: string): string {
+  return `whsec_${crypto.createHmac("sha256", pepper).update(`webhook-signing:${keyId}`).digest("base64")}`;
+}

@@ -1,5 +1,5 @@
 // Pro keys in the console: the table (with last use and usage), creating, revoking and per-key daily limits.
-import { createApiKey, generateWebhookSecret } from "@/lib/auth/keys";
+import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
 import { NotFound } from "@/lib/errors";
 import { type Buckets, dailyBucketOf } from "@/lib/quota/policies";
 import type { KeyRecord } from "@/lib/store/types";
@@ -117,10 +117,13 @@ export async function setKeyLimit(deps: KeyDeps, id: string, limit: number | nul
   return viewKey(deps, id);
 }
 
-/** A key's signing secret; keys made before 1.1 get theirs on first read. */
-export async function webhookSecretOf(deps: Pick<ConsoleDeps, "console">, key: KeyRecord): Promise<string> {
+/**
+ * A key's signing secret. Keys made since the console have a random one stored with them; an older key keeps the
+ * one derived from the pepper (what it was shown until now), stored on first read.
+ */
+export async function webhookSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, key: KeyRecord): Promise<string> {
   if (key.webhookSecret) return key.webhookSecret;
-  const secret = await deps.console.ensureWebhookSecret(key.id, generateWebhookSecret());
+  const secret = await deps.console.ensureWebhookSecret(key.id, webhookSecretFor(key.id, deps.pepper));
   if (!secret) throw new NotFound("No key with that id.");
   return secret;
 }

@@ -66,35 +66,35 @@ function toWaitlist(row: WaitlistRow) {
 }
 
 export function openSqliteConsoleStore(dataDir: string, opts: RetryOptions = {}): ConsoleStore {
-  const conn = openSqliteConnection(dataDir, prepare, opts);
+  const { db, run } = openSqliteConnection(dataDir, "sqlite console", prepare, opts);
   return {
     async listWaitlist() {
-      return (await conn.run("listWaitlist", (s) => s.listWaitlist.all())).map(toWaitlist);
+      return (await run("listWaitlist", (s) => s.listWaitlist.all())).map(toWaitlist);
     },
     async findWaitlistEntry(id) {
-      const row = await conn.run("findWaitlistEntry", (s) => s.findWaitlist.get(id));
+      const row = await run("findWaitlistEntry", (s) => s.findWaitlist.get(id));
       return row ? toWaitlist(row) : null;
     },
     async decideWaitlistEntry(id, d) {
       const [a, b = a, c = b] = d.from;
-      const { changes } = await conn.run("decideWaitlistEntry", (s) =>
+      const { changes } = await run("decideWaitlistEntry", (s) =>
         s.decide.run(d.to, d.keyId, d.at, id, a, b, c, d.ifKeyId === undefined ? 0 : 1, d.ifKeyId ?? ""),
       );
       if (changes === 1) return "ok";
-      return (await conn.run("decideWaitlistEntry", (s) => s.waitlistExists.get(id))) ? "conflict" : "missing";
+      return (await run("decideWaitlistEntry", (s) => s.waitlistExists.get(id))) ? "conflict" : "missing";
     },
     async findKey(id) {
-      const row = await conn.run("findKey", (s) => s.findKey.get(id));
+      const row = await run("findKey", (s) => s.findKey.get(id));
       return row ? toKey(row) : null;
     },
     async setKeyDailyLimit(id, limit) {
-      return (await conn.run("setKeyDailyLimit", (s) => s.setLimit.run(limit, id))).changes === 1;
+      return (await run("setKeyDailyLimit", (s) => s.setLimit.run(limit, id))).changes === 1;
     },
     async ensureWebhookSecret(id, secret) {
-      return (await conn.run("ensureWebhookSecret", (s) => s.ensureSecret.get(secret, id)))?.webhook_secret ?? null;
+      return (await run("ensureWebhookSecret", (s) => s.ensureSecret.get(secret, id)))?.webhook_secret ?? null;
     },
     async appendAudit(e) {
-      await conn.run("appendAudit", (s, db) =>
+      await run("appendAudit", (s) =>
         db
           .transaction(() => {
             s.appendAudit.run(e.at, e.action, e.target, e.ip, e.actor, e.detail);
@@ -104,11 +104,11 @@ export function openSqliteConsoleStore(dataDir: string, opts: RetryOptions = {})
       );
     },
     async listAudit(limit) {
-      const rows = await conn.run("listAudit", (s) => s.listAudit.all(limit));
+      const rows = await run("listAudit", (s) => s.listAudit.all(limit));
       return rows.map((r): AuditEntry => ({ ...r, id: String(r.id) }));
     },
     async close() {
-      conn.close();
+      db.close();
     },
   };
 }

@@ -9,13 +9,14 @@ import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry"
 import { migrate } from "./sqlite-schema";
 
 export type SqliteConnection<S> = {
-  /** Each call must be safe to repeat: a locked attempt changed nothing, and is run again. */
-  run<T>(what: string, fn: (statements: S, db: Database.Database) => T): Promise<T>;
-  close(): void;
+  db: Database.Database;
+  /** Runs `fn` with the prepared statements; it must be safe to repeat (a locked attempt changed nothing). */
+  run<T>(what: string, fn: (statements: S) => T, deadlineMs?: number): Promise<T>;
 };
 
 export function openSqliteConnection<S>(
   dataDir: string,
+  label: string,
   prepare: (db: Database.Database) => S,
   opts: RetryOptions = {},
 ): SqliteConnection<S> {
@@ -32,7 +33,8 @@ export function openSqliteConnection<S>(
     return statements;
   };
   return {
-    run: (what, fn) => retryLocked(what, () => fn(setUp(), db), { deadlineMs: opts.deadlineMs }),
-    close: () => db.close(),
+    db,
+    run: (what, fn, deadlineMs = opts.deadlineMs) =>
+      retryLocked(`${label}: ${what}`, () => fn(setUp()), { deadlineMs }),
   };
 }

@@ -43,14 +43,14 @@ export function openSqliteUsageHistory(
   dataDir: string,
   opts: RetryOptions & { keepDays: number },
 ): UsageHistory & { prune(now?: number): Promise<number> } {
-  const conn = openSqliteConnection(dataDir, prepare, opts);
+  const { db, run } = openSqliteConnection(dataDir, "sqlite usage history", prepare, opts);
   let nextPruneAt = 0;
   let closed = false;
   let pruning: Promise<unknown> | undefined;
 
   const prune = async (now = Date.now()) => {
     const cutoff = utcDate(now - (opts.keepDays - 1) * DAY_MS);
-    return (await conn.run("prune usage history", (s) => s.prune.run(cutoff))).changes;
+    return (await run("prune usage history", (s) => s.prune.run(cutoff))).changes;
   };
   const startPrune = () => {
     const now = Date.now();
@@ -70,10 +70,10 @@ export function openSqliteUsageHistory(
       const values = [e.plan, e.endpoint, cleanDimension(e.model), cleanDimension(e.engine), e.outcome] as const;
       const at = new Date(e.at).toISOString();
       const keyId = e.keyId;
-      if (!keyId) await conn.run("record usage", (s) => s.add.run(utcDate(e.at), "", ...values));
+      if (!keyId) await run("record usage", (s) => s.add.run(utcDate(e.at), "", ...values));
       // Two statements in one transaction, so a locked attempt retried never counts twice.
       else {
-        await conn.run("record usage", (s, db) =>
+        await run("record usage", (s) =>
           db
             .transaction(() => {
               s.add.run(utcDate(e.at), keyId, ...values);
@@ -85,23 +85,23 @@ export function openSqliteUsageHistory(
       startPrune();
     },
     async read(from, to) {
-      return conn.run("read usage", (s) => s.read.all(from, to));
+      return run("read usage", (s) => s.read.all(from, to));
     },
     async readKey(keyId, from, to) {
-      return conn.run("read key usage", (s) => s.readKey.all(keyId, from, to));
+      return run("read key usage", (s) => s.readKey.all(keyId, from, to));
     },
     async keyTotals(from, to) {
-      return conn.run("read key totals", (s) => s.keyTotals.all(from, to));
+      return run("read key totals", (s) => s.keyTotals.all(from, to));
     },
     async lastUsed() {
-      const rows = await conn.run("read last use", (s) => s.lastUsed.all());
+      const rows = await run("read last use", (s) => s.lastUsed.all());
       return new Map(rows.map((r) => [r.id, r.last_used_at]));
     },
     prune,
     async close() {
       closed = true;
       await pruning;
-      conn.close();
+      db.close();
     },
   };
 }
