@@ -9,6 +9,11 @@ import { DAY_MS } from "./types";
 import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "./usage-history";
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * A key's last use is written at most this often by one process: to the minute is enough for the console, and
+ * most requests then commit one row instead of two.
+ */
+const LAST_USED_EVERY_MS = 60_000;
 
 function prepare(db: Database.Database) {
   return {
@@ -47,6 +52,7 @@ export function openSqliteUsageHistory(
   let nextPruneAt = 0;
   let closed = false;
   let pruning: Promise<unknown> | undefined;
+  const lastUsedWritten = new Map<string, number>();
 
   const prune = async (now = Date.now()) => {
     const cutoff = utcDate(now - (opts.keepDays - 1) * DAY_MS);
@@ -70,9 +76,12 @@ export function openSqliteUsageHistory(
       const values = [e.plan, e.endpoint, cleanDimension(e.model), cleanDimension(e.engine), e.outcome] as const;
       const at = new Date(e.at).toISOString();
       const keyId = e.keyId;
-      if (!keyId) await run("record usage", (s) => s.add.run(utcDate(e.at), "", ...values));
+      const touch = keyId !== null && e.at - (lastUsedWritten.get(keyId) ?? 0) >= LAST_USED_EVERY_MS;
+      if (!keyId || !touch) await run("record usage", (s) => s.add.run(utcDate(e.at), keyId ?? "", ...values));
       // Two statements in one transaction, so a locked attempt retried never counts twice.
       else {
+        lastUsedWritten.set(keyId, e.at);
+        if (lastUsedWritten.size > 10_000) lastUsedWritten.delete(lastUsedWritten.keys().next().value as string);
         await run("record usage", (s) =>
           db
             .transaction(() => {
