@@ -14,15 +14,16 @@ const ACCOUNT_EXAMPLE = {
   webhook_secret: "whsec_…",
 };
 
-const USAGE_EXAMPLE = {
-  success: true,
-  days: [
-    { date: "2026-11-20", generate: 0, enhance: 0, failed: 0, by_model: {} },
-    { date: "2026-11-21", generate: 12, enhance: 3, failed: 1, by_model: { "alpha-pro": 9, "beta-3": 3, fast: 3 } },
-    { date: "2026-11-22", generate: 4, enhance: 0, failed: 0, by_model: { "alpha-pro": 4 } },
+/** One line per day, as a client would log it. */
+const USAGE_EXAMPLE = `{
+  "success": true,
+  "days": [
+    { "date": "2026-11-20", "generate": 0, "enhance": 0, "failed": 0, "by_model": {} },
+    { "date": "2026-11-21", "generate": 12, "enhance": 3, "failed": 1, "by_model": { "alpha-pro": 9, "beta-3": 3, "fast": 3 } },
+    { "date": "2026-11-22", "generate": 4, "enhance": 0, "failed": 0, "by_model": { "alpha-pro": 4 } }
   ],
-  total: 19,
-};
+  "total": 19
+}`;
 
 export function AccountSection({ origin }: { origin: string }) {
   return (
@@ -57,7 +58,7 @@ export function AccountSection({ origin }: { origin: string }) {
         label="curl: GET /api/usage"
         code={`curl "${origin}/api/usage?days=30" \\\n  -H "Authorization: Bearer $DARKROOM_API_KEY"`}
       />
-      <CodeBlock label="Response 200: GET /api/usage" code={JSON.stringify(USAGE_EXAMPLE, null, 2)} />
+      <CodeBlock label="Response 200: GET /api/usage" code={USAGE_EXAMPLE} />
       <p className="text-sm text-stone-700 dark:text-stone-300">
         <code className="font-mono">days</code> is 1 to 90 (default 30; anything else is 400{" "}
         <code className="font-mono">invalid_request</code>). One entry per UTC day, days without use included:{" "}
