@@ -110,7 +110,7 @@ export const adminApi = {
   waitlist: (query: URLSearchParams) => callApi<WaitlistPage>(`/api/admin/waitlist?${query}`),
   approve: (id: string) => callApi<IssuedKey>(`/api/admin/waitlist/${encodeURIComponent(id)}/approve`, json("POST")),
   decline: (id: string) =>
-    callApi<{ entry: WaitlistEntry }>(`/api/admin/waitlist/${encodeURIComponent(id)}/decline`, json("POST")),
+    callApi<WaitlistEntry>(`/api/admin/waitlist/${encodeURIComponent(id)}/decline`, json("POST")),
   approveMany: (ids: string[]) =>
     callApi<{
       results: (
@@ -122,8 +122,8 @@ export const adminApi = {
   createKey: (body: { label: string; email?: string; daily_limit?: number }) =>
     callApi<IssuedKey>("/api/admin/keys", json("POST", body)),
   setLimit: (id: string, dailyLimit: number | null) =>
-    callApi<{ key: KeyRow }>(`/api/admin/keys/${encodeURIComponent(id)}`, json("PATCH", { daily_limit: dailyLimit })),
-  revoke: (id: string) => callApi<{ key: KeyRow }>(`/api/admin/keys/${encodeURIComponent(id)}/revoke`, json("POST")),
+    callApi<KeyRow>(`/api/admin/keys/${encodeURIComponent(id)}`, json("PATCH", { daily_limit: dailyLimit })),
+  revoke: (id: string) => callApi<KeyRow>(`/api/admin/keys/${encodeURIComponent(id)}/revoke`, json("POST")),
   usage: (days: number) => callApi<AdminUsage>(`/api/admin/usage?days=${days}`),
   overview: () => callApi<Overview>("/api/admin/overview"),
   audit: () => callApi<{ entries: AuditRow[] }>("/api/admin/audit?limit=200"),

@@ -7,11 +7,11 @@ import { patchKeySchema } from "@/lib/schemas/admin";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withAdmin(async ({ svc, params }) => ({ key: await viewKey(svc, params.id) }));
+export const GET = withAdmin(async ({ svc, params }) => viewKey(svc, params.id));
 
 export const PATCH = withAdmin(async ({ req, svc, params, actor }) => {
   const { daily_limit } = await parseAdminBody(req, patchKeySchema);
-  return { key: await setKeyLimit(svc, params.id, daily_limit, actor) };
+  return setKeyLimit(svc, params.id, daily_limit, actor);
 });
 
 export const { POST, PUT, DELETE } = rejectOtherAdminMethods(["GET", "PATCH"]);

@@ -5,8 +5,6 @@ import { revokeConsoleKey } from "@/lib/console/keys";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ svc, params, actor }) => ({
-  key: await revokeConsoleKey(svc, params.id, actor),
-}));
+export const POST = withAdmin(async ({ svc, params, actor }) => revokeConsoleKey(svc, params.id, actor));
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

@@ -6,8 +6,8 @@ import { declineEntry } from "@/lib/console/waitlist";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ svc, params, actor }) => ({
-  entry: waitlistEntryJson(await declineEntry(svc, params.id, actor)),
-}));
+export const POST = withAdmin(async ({ svc, params, actor }) =>
+  waitlistEntryJson(await declineEntry(svc, params.id, actor)),
+);
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);
