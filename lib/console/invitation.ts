@@ -35,7 +35,8 @@ type Mail = NonNullable<Config["mail"]>;
 
 /** Sends an invitation; false (logged, never thrown) when the server refused it or could not be reached. */
 export async function sendInvitation(mail: Mail, invitation: Invitation): Promise<{ sent: boolean; error?: string }> {
-  const transport = processSingleton(`mailer:${mail.smtpUrl}`, () =>
+  // One transport per process: the configuration is read once at start.
+  const transport = processSingleton("mailer", () =>
     nodemailer.createTransport({
       url: mail.smtpUrl,
       // An approval waits for the send; a server that does not answer must not hold it for minutes.
