@@ -20,6 +20,7 @@ import {
   serveReference,
   type Table,
 } from "./neural";
+import { benchUsageRecording } from "./usage-recording";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -71,6 +72,19 @@ function printTable(t: Table) {
 
 /** `npm run bench -- --api-only` skips the neural engine's sections (minutes of CPU) for a quick API run. */
 const apiOnly = process.argv.includes("--api-only");
+function printRows(rows: string[][]) {
+  const head = ["measurement", "throughput", "latency", "ratio"];
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: string[]) => `| ${cells.map((x, c) => x.padEnd(widths[c])).join(" | ")} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of rows) console.log(line(r));
+}
+
+/** `npm run bench -- --usage-only`: just the usage history's cost, which needs two servers of its own. */
+async function mainUsageOnly() {
+  printRows(await benchUsageRecording(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
 
 async function main() {
   const neuralTables: Table[] = [];
@@ -203,21 +217,22 @@ async function main() {
     neuralTables.push(await benchConcurrentUploads(authFor));
   }
   neuralTables.push(await benchLocalEngines());
+  // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
+  rows.push(...(await benchUsageRecording(rounds)));
 
-  const head = ["measurement", "throughput", "latency", "ratio"];
-  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (cells: string[]) => `| ${cells.map((x, c) => x.padEnd(widths[c])).join(" | ")} |`;
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
   );
-  console.log(line(head));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const r of rows) console.log(line(r));
+  printRows(rows);
   for (const t of neuralTables) printTable(t);
 }
 
 // The tfjs-wasm reference runs in a child process of this script, so it never shares a process with the server.
-const run = process.argv.includes("--reference-child") ? serveReference : main;
+const run = process.argv.includes("--reference-child")
+  ? serveReference
+  : process.argv.includes("--usage-only")
+    ? mainUsageOnly
+    : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -95,6 +95,14 @@ const envSchema = z
     A1111_URLS: optionalText,
     A1111_AUTH: optionalText,
     [WORKFLOW_FILES]: z.record(z.string(), z.string()).default({}),
+
+    // The operators' console (see lib/console): off unless a long enough token is set.
+    ADMIN_TOKEN: optionalText.pipe(z.string().min(32, "ADMIN_TOKEN must be at least 32 characters").optional()),
+    SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+    MAIL_FROM: optionalText.pipe(z.string().max(320).regex(/@/, "MAIL_FROM must hold an email address").optional()),
+    PUBLIC_APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    // 0 turns the usage history off.
+    USAGE_HISTORY_DAYS: z.coerce.number().int().min(0).max(3660).default(90),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -103,6 +111,14 @@ const envSchema = z
         code: "custom",
         path: [env.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"],
         message: "set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
+      });
+    }
+    // Half a mail setup would silently fall back to showing invitations in the console.
+    if (Boolean(env.SMTP_URL) !== Boolean(env.MAIL_FROM)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.SMTP_URL ? "MAIL_FROM" : "SMTP_URL"],
+        message: "set both SMTP_URL and MAIL_FROM to email invitations, or neither",
       });
     }
     // Instances that share a store must hash keys under the same secret; a per-machine generated pepper would
@@ -260,6 +276,10 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       local: local.settings,
     },
     webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
+    admin: env.ADMIN_TOKEN ? { token: env.ADMIN_TOKEN } : undefined,
+    mail: env.SMTP_URL && env.MAIL_FROM ? { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM } : undefined,
+    publicAppUrl: env.PUBLIC_APP_URL?.replace(/\/+$/, ""),
+    usageHistoryDays: env.USAGE_HISTORY_DAYS,
   };
 }
 

@@ -77,3 +77,5 @@ export class NotFound extends DomainError {
 
 /** A webhook_url that is not https, carries credentials, or points at an address that is not public; safe to show. */
 export class InvalidWebhookUrl extends DomainError {}
+/** A change that the record's current state no longer allows (approving an entry twice); the message is safe to show. */
+export class Conflict extends DomainError {}

@@ -1,11 +1,14 @@
 // Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
 
 import { type ProxyList, parseTrustedProxies } from "@/lib/api/client-ip";
+import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
 import { toApiError } from "@/lib/api/errors";
+import { outcomeOf, recordRequest } from "@/lib/api/usage-recording";
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
+import { signingSecretOf } from "@/lib/console/keys";
 import { JobRunner } from "@/lib/jobs/runner";
-import type { HeldUnit } from "@/lib/jobs/types";
+import type { HeldUnit, JobRecord } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { announceJob } from "@/lib/jobs/webhook";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
@@ -14,6 +17,9 @@ import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
+import type { ConsoleStore } from "@/lib/store/console";
+import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
+import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
 import type { JobStore } from "@/lib/store/jobs";
 import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
 import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
@@ -21,6 +27,9 @@ import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
+import { noUsageHistory, type UsageHistory } from "@/lib/store/usage-history";
+import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
+import { openUpstashUsageHistory } from "@/lib/store/usage-history-upstash";
 import type { WebhookOutbox } from "@/lib/store/webhooks";
 import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
 import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
@@ -44,12 +53,30 @@ export type Services = {
   runner: JobRunner;
   /** Webhook deliveries waiting for an attempt, in the same backend as the store. */
   webhooks: WebhookOutbox;
+  /** Waitlist decisions, the keys' 1.1 fields and the audit log, for the operators' console. */
+  console: ConsoleStore;
+  /** Daily usage aggregates. */
+  usage: UsageHistory;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
 export function openStore(config: Config): Store {
   if (config.upstash) return openUpstashStore(config.upstash);
   return openSqliteStore(config.dataDir);
+}
+
+/** The console's data, on the same backend as the store. */
+export function openConsoleStore(config: Config): ConsoleStore {
+  if (config.upstash) return openUpstashConsoleStore(config.upstash);
+  return openSqliteConsoleStore(config.dataDir);
+}
+
+/** The usage history on the same backend as the store; nothing at all when USAGE_HISTORY_DAYS is 0. */
+export function openUsageHistory(config: Config): UsageHistory {
+  const keepDays = config.usageHistoryDays;
+  if (keepDays === 0) return noUsageHistory;
+  if (config.upstash) return openUpstashUsageHistory({ ...config.upstash, keepDays });
+  return openSqliteUsageHistory(config.dataDir, { keepDays });
 }
 
 /** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
@@ -70,6 +97,8 @@ function createServices(): Services {
   const jobs = openJobStore(config);
   const webhooks = config.upstash ? openUpstashWebhookOutbox(config.upstash) : openSqliteWebhookOutbox(config.dataDir);
   const pepper = loadPepper(config.dataDir, config.keyPepper);
+  const consoleStore = openConsoleStore(config);
+  const usage = openUsageHistory(config);
   return {
     config,
     store,
@@ -84,8 +113,10 @@ function createServices(): Services {
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobs,
-    runner: createJobRunner(config, store, jobs, webhooks, pepper),
+    runner: createJobRunner(config, { store, jobs, webhooks, console: consoleStore, usage, pepper }),
     webhooks,
+    console: consoleStore,
+    usage,
   };
 }
 
@@ -95,10 +126,14 @@ export function getServices(): Services {
 
 function createJobRunner(
   config: Config,
-  store: Store,
-  jobs: JobStore,
-  webhooks: WebhookOutbox,
-  pepper: string,
+  {
+    store,
+    jobs,
+    webhooks,
+    console: consoleStore,
+    usage,
+    pepper,
+  }: Pick<Services, "store" | "jobs" | "webhooks" | "console" | "usage" | "pepper">,
 ): JobRunner {
   const refund = (units: HeldUnit[]) =>
     Promise.all(units.map((u) => store.refund(u.bucket, u.identity, u.windowStart))).then(() => undefined);
@@ -109,7 +144,10 @@ function createJobRunner(
       const { code, message } = toApiError(err, jobId);
       return { code, message };
     },
-    onFinished: (job) => void announceJob(webhooks, job, pepper),
+    onFinished: (job) => {
+      void announceJob(webhooks, job, (keyId) => signingSecretOf({ console: consoleStore, pepper }, keyId));
+      void recordJob({ usage }, job);
+    },
     leaseMs: config.jobs.leaseMs,
   });
   // Every live instance sweeps, so the jobs of one that died are failed and refunded by another.
@@ -122,4 +160,26 @@ function createJobRunner(
     },
   });
   return runner;
+}
+
+/**
+ * An async job's line in the usage history, when it ends (its 202 was not counted): succeeded, failed by the
+ * status of its error, or refused when the caller cancelled it.
+ */
+function recordJob(svc: Pick<Services, "usage">, job: JobRecord): Promise<void> {
+  const { plan = "free", keyId, model } = job.internal;
+  const status =
+    job.status === "succeeded"
+      ? 200
+      : job.status === "canceled"
+        ? 499
+        : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
+  const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
+  return recordRequest(svc, {
+    endpoint: job.kind,
+    caller: { plan, keyId },
+    note: { model, engine },
+    outcome: outcomeOf(status),
+    at: Date.parse(job.finished_at ?? "") || Date.now(),
+  });
 }

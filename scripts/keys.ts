@@ -1,39 +1,82 @@
-// `npm run keys -- create --label <text> | list | revoke <id>`: manage Pro API keys in the server's own store.
+// `npm run keys -- create --label <text> | list | revoke <id> | limit <id> <n> | approve <id> | decline <id>`:
+// manage Pro API keys in the server's own store.
 import { parseArgs } from "node:util";
-import { createApiKey, webhookSecretFor } from "../lib/auth/keys";
+import { createApiKey } from "../lib/auth/keys";
 import { loadPepper } from "../lib/auth/pepper";
 import { getConfig } from "../lib/config";
-import { openStore } from "../lib/services";
+import { audit, CLI_ACTOR } from "../lib/console/actor";
+import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
+import { openConsoleStore, openStore, openUsageHistory } from "../lib/services";
+import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
 const USAGE = `Usage:
-  npm run keys -- create --label <text>   create a Pro key (printed once, on the last line)
-  npm run keys -- list                    list keys: id, label, last 4, created, revoked
-  npm run keys -- revoke <id>             revoke a key; takes effect on the next request`;
+  npm run keys -- create --label <text> [--email <address>] [--limit <n>]
+                                          create a Pro key (printed once, on the last line)
+  npm run keys -- list                    list keys: id, label, last 4, created, revoked, email, daily limit
+  npm run keys -- revoke <id>             revoke a key; takes effect on the next request
+  npm run keys -- ${CONSOLE_USAGE.trimStart()}`;
+
+function readArgs() {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        label: { type: "string" },
+        email: { type: "string" },
+        limit: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : err}\n${USAGE}`);
+    return null;
+  }
+}
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: { label: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
-  const [command, arg] = positionals;
+  const args = readArgs();
+  if (!args) return 2;
+  const { positionals, values } = args;
+  const [command, arg, extra] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
     return command ? 0 : 2;
   }
   const config = getConfig();
   const store = openStore(config);
+  const consoleStore = openConsoleStore(config);
+  const usage = openUsageHistory(config);
+  const pepper = loadPepper(config.dataDir, config.keyPepper);
   try {
+    const handled = await runConsoleCommand(command, positionals.slice(1), {
+      config,
+      store,
+      console: consoleStore,
+      usage,
+      pepper,
+    });
+    if (handled !== null) return handled;
     if (command === "create") {
       const label = values.label?.trim();
       if (!label || label.length > 200) {
         console.error("create needs --label <text> (1 to 200 characters)");
         return 2;
       }
-      const pepper = loadPepper(config.dataDir, config.keyPepper);
-      const { key, record } = await createApiKey(store, pepper, label);
+      const email = values.email?.trim().toLowerCase();
+      if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) {
+        console.error("--email needs an email address");
+        return 2;
+      }
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0 || limit > DAILY_LIMIT_MAX)) {
+        console.error(`--limit needs a whole number from 0 to ${DAILY_LIMIT_MAX}`);
+        return 2;
+      }
+      const { key, record } = await createApiKey(store, pepper, label, { email, dailyLimit: limit });
+      await audit(consoleStore, CLI_ACTOR, "key_create", record.id, email ? `for ${email}` : null);
       console.log(`Created key ${record.id} (${record.label}), ending in ${record.last4}.`);
-      console.log(`Webhook signing secret: ${webhookSecretFor(record.id, pepper)} (GET /api/account shows it again)`);
+      console.log(`Webhook signing secret: ${record.webhookSecret} (GET /api/account shows it again)`);
       console.log("Copy the key now: it is shown only once and stored only as a hash.");
       console.log(key);
       return 0;
@@ -44,26 +87,38 @@ async function main(): Promise<number> {
         console.log("No keys yet. Create one with: npm run keys -- create --label <text>");
         return 0;
       }
-      const rows = keys.map((k) => [k.id, k.label, `…${k.last4}`, k.createdAt, k.revokedAt ?? "-"]);
-      printTable(["id", "label", "last4", "created", "revoked"], rows);
+      const rows = keys.map((k) => [
+        k.id,
+        k.label,
+        `…${k.last4}`,
+        k.createdAt,
+        k.revokedAt ?? "-",
+        k.email ?? "-",
+        String(k.dailyLimit ?? `${config.limits.proRequestsPerDay} (default)`),
+      ]);
+      printTable(["id", "label", "last4", "created", "revoked", "email", "daily limit"], rows);
       return 0;
     }
     if (command === "revoke") {
-      if (!arg) {
+      if (!arg || extra) {
         console.error("revoke needs a key id (see `npm run keys -- list`)");
         return 2;
       }
+      const before = await consoleStore.findKey(arg);
       const found = await store.revokeKey(arg, new Date().toISOString());
       if (!found) {
         console.error(`No key with id ${arg}.`);
         return 1;
       }
+      if (!before?.revokedAt) await audit(consoleStore, CLI_ACTOR, "key_revoke", arg);
       console.log(`Revoked ${arg}.`);
       return 0;
     }
     console.error(`Unknown command "${command}".\n${USAGE}`);
     return 2;
   } finally {
+    await usage.close();
+    await consoleStore.close();
     await store.close();
   }
 }

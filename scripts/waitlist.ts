@@ -1,42 +1,67 @@
-// `npm run waitlist -- list [--format csv|json]`: export the waitlist from the server's own store.
+// `npm run waitlist -- list [--format csv|json] | approve <id> | decline <id> | limit <key id> <n>`: the waitlist in
+// the server's own store, and the console's actions on it.
 import { parseArgs } from "node:util";
+import { loadPepper } from "../lib/auth/pepper";
 import { getConfig } from "../lib/config";
-import { openStore } from "../lib/services";
+import { csvCell } from "../lib/console/waitlist";
+import { openConsoleStore, openStore, openUsageHistory } from "../lib/services";
+import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
-function csvCell(value: string | null): string {
-  const text = value ?? "";
-  // Quote everything that could break the row, and defuse spreadsheet formulas.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
+const USAGE = `Usage:
+  npm run waitlist -- list [--format csv|json]  export the list: email, use case, signed up, id, status
+  npm run waitlist -- ${CONSOLE_USAGE.trimStart()}`;
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: { format: { type: "string", default: "csv" } },
-  });
-  if (positionals[0] !== "list" || !["csv", "json"].includes(values.format ?? "")) {
-    console.log("Usage: npm run waitlist -- list [--format csv|json]");
+  let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: { format: { type: "string" } } }>>;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: { format: { type: "string", default: "csv" } },
+    });
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : err}\n${USAGE}`);
     return 2;
   }
-  const store = openStore(getConfig());
+  const { positionals, values } = parsed;
+  const [command] = positionals;
+  if (!command || (command === "list" && !["csv", "json"].includes(values.format ?? ""))) {
+    console.log(USAGE);
+    return 2;
+  }
+  const config = getConfig();
+  const store = openStore(config);
+  const consoleStore = openConsoleStore(config);
+  const usage = openUsageHistory(config);
   try {
-    const entries = await store.listWaitlist();
+    const deps = { config, store, console: consoleStore, usage, pepper: loadPepper(config.dataDir, config.keyPepper) };
+    const handled = await runConsoleCommand(command, positionals.slice(1), deps);
+    if (handled !== null) return handled;
+    if (command !== "list") {
+      console.error(`Unknown command "${command}".\n${USAGE}`);
+      return 2;
+    }
+    const entries = await consoleStore.listWaitlist();
     if (values.format === "json") {
-      console.log(
-        JSON.stringify(
-          entries.map((e) => ({ email: e.email, use_case: e.useCase, created_at: e.createdAt })),
-          null,
-          2,
-        ),
-      );
+      const rows = entries.map((e) => ({
+        email: e.email,
+        use_case: e.useCase,
+        created_at: e.createdAt,
+        id: e.id,
+        status: e.status,
+        key_id: e.keyId,
+      }));
+      console.log(JSON.stringify(rows, null, 2));
     } else {
-      console.log("email,use_case,created_at");
-      for (const e of entries) console.log([e.email, e.useCase, e.createdAt].map(csvCell).join(","));
+      console.log("email,use_case,created_at,id,status,key_id");
+      for (const e of entries) {
+        console.log([e.email, e.useCase, e.createdAt, e.id, e.status, e.keyId].map(csvCell).join(","));
+      }
     }
     return 0;
   } finally {
+    await usage.close();
+    await consoleStore.close();
     await store.close();
   }
 }

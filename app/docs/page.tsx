@@ -1,6 +1,7 @@
 // GET /docs – the API reference, rendered from the OpenAPI document that the zod schemas generate.
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { AccountSection } from "@/components/docs/account-section";
 import { AsyncSection } from "@/components/docs/async-section";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { CodeBlock } from "@/components/docs/code-block";
@@ -20,6 +21,7 @@ const TOC = [
   ["async", "Async jobs and webhooks"],
   ["models", "Models"],
   ["enhance-modes", "Enhance modes"],
+  ["account", "Your account and usage"],
   ["limits", "Limits"],
   ["errors", "Errors"],
   ["headers", "Headers"],
@@ -128,6 +130,7 @@ export default async function DocsPage() {
           </p>
           <EnhanceModesTable />
         </section>
+        <AccountSection origin={origin} />
 
         <section aria-labelledby="limits-h" id="limits" className="scroll-mt-6 space-y-3">
           <h2 id="limits-h" className="text-xl font-semibold">

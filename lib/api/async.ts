@@ -45,6 +45,8 @@ export async function acceptJob(
     units: input.quota.heldUnits(),
     webhookUrl: input.webhookUrl,
     keyId: input.caller.keyId,
+    plan: input.caller.plan,
+    model: input.quota.noted.model,
   });
   const { done } = await runner.accept(record, work);
   input.quota.handOff();

@@ -40,6 +40,9 @@ export const ERROR_CODES = {
     message: "This Idempotency-Key was used for a different request. Use a new key for a new request.",
   },
   method_not_allowed: { status: 405, message: "This method is not allowed on this endpoint." },
+  // The operators' console (1.1).
+  conflict: { status: 409, message: "The record has changed; reload it." },
+  forbidden: { status: 403, message: "This call must come from the console's own page." },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

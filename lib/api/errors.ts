@@ -1,6 +1,7 @@
 // The HTTP layer's error: a contract code with its status. `toApiError` is the one place domain errors become codes.
 import {
   ChainExhausted,
+  Conflict,
   EnhanceFailed,
   GenerationFailed,
   ImageTooLarge,
@@ -42,6 +43,7 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof Moderated) return new ApiError("content_filtered", err.message);
   if (err instanceof InvalidWebhookUrl) return new ApiError("invalid_webhook_url", err.message);
   if (err instanceof NotFound) return new ApiError("not_found", err.message);
+  if (err instanceof Conflict) return new ApiError("conflict", err.message);
   if (err instanceof QueueFull) return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
   if (err instanceof ChainExhausted) {
     if (!err.allAtCapacity) return new ApiError("generation_failed");

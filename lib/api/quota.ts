@@ -8,6 +8,7 @@ import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/qu
 import { type Bucket, emptyUsage, type Store, type Take, type Usage } from "@/lib/store/types";
 import { ApiError } from "./errors";
 import { secondsUntil } from "./headers";
+import type { UsageNote } from "./usage-recording";
 
 /** One bucket a unit is counted on, and what a caller is told when it is used up. */
 type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiError };
@@ -37,6 +38,12 @@ export class Quota {
     }
     return this.usage();
   }
+
+  /** What the route learned of the work (model, engine), for the usage history. */
+  readonly noted: UsageNote = {};
+  readonly note = (fields: UsageNote): void => {
+    Object.assign(this.noted, fields);
+  };
 
   /** The work is under way (a provider call sent, an enhancement running): a caller who leaves now keeps the unit. */
   readonly markStarted = (): void => {
@@ -110,7 +117,7 @@ const rateLimited = (take: Take, message: string) =>
 /** The charges of a generate or enhance unit for a caller: its own bucket, then the Free plan's caps. */
 export function chargesFor(buckets: Buckets, endpoint: Endpoint, caller: Caller): Charge[] {
   const own: Charge = {
-    bucket: dailyBucketOf(buckets, endpoint, caller.plan),
+    bucket: dailyBucketOf(buckets, endpoint, caller.plan, caller.dailyLimit),
     identity: caller.identity,
     refusal: (take) =>
       rateLimited(

@@ -11,6 +11,7 @@ import { Idempotency } from "./async";
 import { ApiError, toApiError } from "./errors";
 import { rateLimitHeaders, secondsUntil } from "./headers";
 import { chargesFor, Quota, waitlistCharges } from "./quota";
+import { usageRecorderFor } from "./usage-recording";
 
 export type RouteContext = {
   req: Request;
@@ -42,6 +43,7 @@ export function withApi(
     const requestId = newRequestId();
     let quota: Quota | undefined;
     let idempotency: Idempotency | undefined;
+    let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -56,6 +58,7 @@ export function withApi(
         abandoned,
       );
       idempotency = new Idempotency(svc.jobs, caller, endpoint, req.headers.get("idempotency-key"));
+      recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
       const result = await handler({
         req,
         requestId,
@@ -71,6 +74,7 @@ export function withApi(
           return originOf(req);
         },
       });
+      await recordUsage?.(result);
       const usage = await quota.usageForHeaders();
       const response =
         result instanceof Response ? withHeaders(result, requestId, usage) : respond(200, result, requestId, usage);
@@ -84,6 +88,7 @@ export function withApi(
       const apiError = toApiError(err, requestId);
       await quota?.fail().catch((e) => toApiError(e, requestId));
       await idempotency?.release().catch((e) => toApiError(e, requestId));
+      await recordUsage?.(apiError.status);
       return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
     }
   };

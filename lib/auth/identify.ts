@@ -14,6 +14,8 @@ export type Caller = {
   /** What quotas are counted on: "key:<id>", "ip:<addr or /64>", or "ip:unknown" for every request without one. */
   identity: string;
   keyId?: string;
+  /** A Pro key's own daily limit, when the operator set one. */
+  dailyLimit?: number;
   ip: string | null;
   /** For IPv6 Free callers: the /48 all their /64s are also counted on together. */
   net48?: string;
@@ -65,7 +67,13 @@ export async function identifyCaller(req: Request, svc: Services, ip: string | n
     const match = /^Bearer +(\S+) *$/i.exec(auth);
     const record = match ? await verifyApiKey(svc.store, svc.pepper, match[1]) : null;
     if (!record) throw new ApiError("unauthorized", "The API key is missing, malformed, unknown or revoked.");
-    return { plan: "pro", identity: `key:${record.id}`, keyId: record.id, ip };
+    return {
+      plan: "pro",
+      identity: `key:${record.id}`,
+      keyId: record.id,
+      ...(record.dailyLimit !== undefined && { dailyLimit: record.dailyLimit }),
+      ip,
+    };
   }
   if (req.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest") return freeCallerOf(ip);
   throw new ApiError(

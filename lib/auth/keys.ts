@@ -19,11 +19,24 @@ export function hashApiKey(key: string, pepper: string): string {
   return crypto.createHmac("sha256", pepper).update(key).digest("hex");
 }
 
-export async function createApiKey(
-  store: Store,
+/** A Standard Webhooks signing secret: `whsec_` and base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(32).toString("base64")}`;
+}
+
+export type NewKeyOptions = {
+  /** Who the key is issued to. */
+  email?: string;
+  /** The key's own daily limit instead of PRO_REQUESTS_PER_DAY. */
+  dailyLimit?: number;
+};
+
+/** A new key and its record, not stored yet: the caller decides when (the waitlist claims its entry first). */
+export function prepareApiKey(
   pepper: string,
   label: string,
-): Promise<{ key: string; record: KeyRecord }> {
+  opts: NewKeyOptions = {},
+): { key: string; record: KeyRecord } {
   const key = generateApiKey();
   const record: KeyRecord = {
     id: `key_${crypto.randomBytes(6).toString("hex")}`,
@@ -33,9 +46,22 @@ export async function createApiKey(
     plan: "pro",
     createdAt: new Date().toISOString(),
     revokedAt: null,
+    ...(opts.email && { email: opts.email }),
+    ...(opts.dailyLimit !== undefined && { dailyLimit: opts.dailyLimit }),
+    webhookSecret: generateWebhookSecret(),
   };
-  await store.insertKey(record);
   return { key, record };
+}
+
+export async function createApiKey(
+  store: Store,
+  pepper: string,
+  label: string,
+  opts: NewKeyOptions = {},
+): Promise<{ key: string; record: KeyRecord }> {
+  const prepared = prepareApiKey(pepper, label, opts);
+  await store.insertKey(prepared.record);
+  return prepared;
 }
 
 /** The active key record for a presented key, or null. Always does one constant-time comparison. */
@@ -49,8 +75,8 @@ export async function verifyApiKey(store: Store, pepper: string, presented: stri
 }
 
 /**
- * A key's webhook signing secret (`whsec_` + base64 of 32 bytes), derived from the pepper and the key id: the same on
- * every instance, never stored, and gone with the pepper.
+ * The webhook signing secret of a key made before secrets were stored with the key (`whsec_` + base64 of 32 bytes),
+ * derived from the pepper and the key id. Such a key keeps it: it is stored on first use (lib/console/keys.ts).
  */
 export function webhookSecretFor(keyId: string, pepper: string): string {
   return `whsec_${crypto.createHmac("sha256", pepper).update(`webhook-signing:${keyId}`).digest("base64")}`;

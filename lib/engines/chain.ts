@@ -29,9 +29,11 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         const call = calls.get(route.id);
         if (!call) return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
         job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
+        const started = performance.now();
         const outcome = await attemptRoute(call, job, deps.timeoutMs);
+        const ms = performance.now() - started;
         if (outcome.ok) {
-          recordOutcome(route.id, true);
+          recordOutcome(route.id, true, ms);
           return { ...outcome.image, engine: route.id, ai: true };
         }
         const failure = outcome.failure;
@@ -45,11 +47,11 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         });
         // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
         if (failure.kind === "moderation") {
-          recordOutcome(route.id, true);
+          recordOutcome(route.id, true, ms);
           throw new Moderated();
         }
         if (failure.kind === "cancelled") throw new WorkAborted();
-        recordOutcome(route.id, false);
+        recordOutcome(route.id, false, ms);
         failures.push(failure);
       }
       throw exhaustedError(model, job.requestId, failures);

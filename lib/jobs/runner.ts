@@ -63,7 +63,15 @@ export class JobRunner {
   }
 
   /** A new queued record for the caller; `units` are the quota it holds from now on. */
-  newRecord(input: { kind: JobKind; owner: string; units: HeldUnit[]; webhookUrl?: string; keyId?: string }) {
+  newRecord(input: {
+    kind: JobKind;
+    owner: string;
+    units: HeldUnit[];
+    webhookUrl?: string;
+    keyId?: string;
+    plan?: "free" | "pro";
+    model?: string;
+  }) {
     const record: JobRecord = {
       id: newJobId(),
       kind: input.kind,
@@ -78,6 +86,8 @@ export class JobRunner {
         units: input.units,
         ...(input.webhookUrl && { webhookUrl: input.webhookUrl }),
         ...(input.keyId && { keyId: input.keyId }),
+        ...(input.plan && { plan: input.plan }),
+        ...(input.model && { model: input.model }),
       },
     };
     return record;

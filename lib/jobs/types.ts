@@ -47,8 +47,11 @@ export type JobRecord = {
     leaseUntil: number;
     units: HeldUnit[];
     webhookUrl?: string;
-    /** Key id, for the webhook's signing secret. */
+    /** Key id, for the webhook's signing secret and the usage history. */
     keyId?: string;
+    /** For the usage history, recorded when the job ends: the caller's plan and the model asked for. */
+    plan?: "free" | "pro";
+    model?: string;
   };
 };
 

@@ -1,11 +1,14 @@
 // A finished job with a webhook: its terminal event goes to the outbox, signed with the key's secret.
-import { webhookSecretFor } from "@/lib/auth/keys";
 import { describeError, log } from "@/lib/log";
 import type { WebhookOutbox } from "@/lib/store/webhooks";
 import { enqueueWebhook } from "@/lib/webhooks";
 import { type JobRecord, viewOf } from "./types";
 
-export async function announceJob(outbox: WebhookOutbox, job: JobRecord, pepper: string): Promise<void> {
+export async function announceJob(
+  outbox: WebhookOutbox,
+  job: JobRecord,
+  secretOf: (keyId: string) => Promise<string>,
+): Promise<void> {
   const { webhookUrl, keyId } = job.internal;
   if (!webhookUrl || !keyId) return;
   const body = JSON.stringify({
@@ -14,7 +17,7 @@ export async function announceJob(outbox: WebhookOutbox, job: JobRecord, pepper:
     data: { success: true, ...viewOf(job) },
   });
   try {
-    await enqueueWebhook(outbox, { jobId: job.id, url: webhookUrl, secret: webhookSecretFor(keyId, pepper), body });
+    await enqueueWebhook(outbox, { jobId: job.id, url: webhookUrl, secret: await secretOf(keyId), body });
   } catch (err) {
     log.error("webhook could not be queued", { job_id: job.id, ...describeError(err) });
   }

@@ -30,9 +30,12 @@ export function bucketsOf(limits: Config["limits"]) {
 
 export type Buckets = ReturnType<typeof bucketsOf>;
 
-/** The daily bucket an endpoint counts on for a plan, and reports in X-RateLimit-*. */
-export function dailyBucketOf(buckets: Buckets, endpoint: Endpoint, plan: Plan): Bucket {
-  if (plan === "pro") return buckets.proRequests;
+/**
+ * The daily bucket an endpoint counts on for a plan, and reports in X-RateLimit-*. A Pro key with a limit of its own
+ * counts on the same counter against that limit, so a change takes effect on the next request, within the day.
+ */
+export function dailyBucketOf(buckets: Buckets, endpoint: Endpoint, plan: Plan, keyLimit?: number): Bucket {
+  if (plan === "pro") return keyLimit === undefined ? buckets.proRequests : { ...buckets.proRequests, limit: keyLimit };
   return endpoint === "enhance" ? buckets.freeEnhancements : buckets.freeGenerations;
 }
 

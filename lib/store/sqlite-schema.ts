@@ -58,6 +58,44 @@ const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL
    );
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at);`,
+  // 5: the operators' console. Keys gain who they were issued to, their own daily limit, a webhook signing secret
+  // and when they were last used; waitlist entries gain an id (also for rows added by older code, through the
+  // trigger) and a status; daily usage aggregates and the audit log get their tables.
+  `ALTER TABLE api_keys ADD COLUMN email TEXT;
+   ALTER TABLE api_keys ADD COLUMN daily_limit INTEGER;
+   ALTER TABLE api_keys ADD COLUMN webhook_secret TEXT;
+   ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+   ALTER TABLE waitlist ADD COLUMN id TEXT;
+   ALTER TABLE waitlist ADD COLUMN status TEXT NOT NULL DEFAULT 'pending';
+   ALTER TABLE waitlist ADD COLUMN key_id TEXT;
+   ALTER TABLE waitlist ADD COLUMN decided_at TEXT;
+   UPDATE waitlist SET id = 'wl_' || lower(hex(randomblob(8))) WHERE id IS NULL;
+   CREATE UNIQUE INDEX waitlist_by_id ON waitlist (id);
+   CREATE TRIGGER waitlist_gets_an_id AFTER INSERT ON waitlist FOR EACH ROW WHEN NEW.id IS NULL
+   BEGIN
+     UPDATE waitlist SET id = 'wl_' || lower(hex(randomblob(8))) WHERE rowid = NEW.rowid;
+   END;
+   CREATE TABLE usage_daily (
+     day TEXT NOT NULL,
+     key_id TEXT NOT NULL,
+     plan TEXT NOT NULL,
+     endpoint TEXT NOT NULL,
+     model TEXT NOT NULL,
+     engine TEXT NOT NULL,
+     outcome TEXT NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (day, key_id, plan, endpoint, model, engine, outcome)
+   ) WITHOUT ROWID;
+   CREATE INDEX usage_daily_by_key ON usage_daily (key_id, day);
+   CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     action TEXT NOT NULL,
+     target TEXT NOT NULL,
+     ip TEXT,
+     actor TEXT NOT NULL,
+     detail TEXT
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

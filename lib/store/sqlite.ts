@@ -37,7 +37,7 @@ export type SqliteStore = Store & {
   pruneExpired(now?: number): Promise<number>;
 };
 
-type KeyRow = {
+export type KeyRow = {
   id: string;
   label: string;
   hash: string;
@@ -45,9 +45,12 @@ type KeyRow = {
   plan: "pro";
   created_at: string;
   revoked_at: string | null;
+  email: string | null;
+  daily_limit: number | null;
+  webhook_secret: string | null;
 };
 
-function toKey(row: KeyRow): KeyRecord {
+export function toKey(row: KeyRow): KeyRecord {
   return {
     id: row.id,
     label: row.label,
@@ -56,6 +59,10 @@ function toKey(row: KeyRow): KeyRecord {
     plan: row.plan,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    // The 1.1 fields are left out when unset, as on a key made before them.
+    ...(row.email !== null && { email: row.email }),
+    ...(row.daily_limit !== null && { dailyLimit: row.daily_limit }),
+    ...(row.webhook_secret !== null && { webhookSecret: row.webhook_secret }),
   };
 }
 
@@ -74,8 +81,11 @@ function prepareStatements(db: Database.Database) {
       "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
     ),
     pruneBatch: db.prepare<[number, number]>(PRUNE_SQL),
-    insertKey: db.prepare<[string, string, string, string, string, string, string | null]>(
-      "INSERT INTO api_keys (id, label, hash, last4, plan, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    insertKey: db.prepare<
+      [string, string, string, string, string, string, string | null, string | null, number | null, string | null]
+    >(
+      `INSERT INTO api_keys (id, label, hash, last4, plan, created_at, revoked_at, email, daily_limit, webhook_secret)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     selectKeyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
     listKeys: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
@@ -164,7 +174,18 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     pruneExpired,
     async insertKey(key) {
       await run("insertKey", (s) =>
-        s.insertKey.run(key.id, key.label, key.hash, key.last4, key.plan, key.createdAt, key.revokedAt),
+        s.insertKey.run(
+          key.id,
+          key.label,
+          key.hash,
+          key.last4,
+          key.plan,
+          key.createdAt,
+          key.revokedAt,
+          key.email ?? null,
+          key.dailyLimit ?? null,
+          key.webhookSecret ?? null,
+        ),
       );
     },
     async findKeyByHash(hash) {

@@ -34,6 +34,13 @@ export type KeyRecord = {
   plan: "pro";
   createdAt: string;
   revokedAt: string | null;
+  // Added in 1.1; absent on keys made before, and then treated as unset.
+  /** Who the key was issued to (from the waitlist or the console). */
+  email?: string;
+  /** The key's own daily limit; unset means PRO_REQUESTS_PER_DAY. */
+  dailyLimit?: number;
+  /** The Standard Webhooks signing secret: `whsec_` and base64. */
+  webhookSecret?: string;
 };
 
 export type WaitlistEntry = {

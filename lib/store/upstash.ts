@@ -17,15 +17,15 @@ import { ADD_TO_WAITLIST, INSERT_KEY, REFUND, TAKE } from "./upstash-scripts";
 
 export type UpstashStoreOptions = { url: string; token: string; timeoutMs?: number };
 
-const KEY_INDEX = "darkroom:keys"; // hash: key id → key hash; also the list of all keys
-const recordKey = (hash: string) => `darkroom:key:${hash}`; // hash: the KeyRecord's fields
-const WAITLIST = "darkroom:waitlist"; // hash: email → JSON { useCase, createdAt }
+export const KEY_INDEX = "darkroom:keys"; // hash: key id → key hash; also the list of all keys
+export const recordKey = (hash: string) => `darkroom:key:${hash}`; // hash: the KeyRecord's fields
+export const WAITLIST = "darkroom:waitlist"; // hash: email → JSON { useCase, createdAt }
 /** The units taken from `bucket` by `id` in the window starting at `windowStart`. */
 const counterKey = (bucket: Bucket, id: string, windowStart: number) =>
   `darkroom:rl:${bucket.name}:${id}:${windowStart / bucket.windowMs}`;
 /** Where a script remembers its answer to one call, so a retried request doesn't apply the call twice. */
-const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
-const MARKER_TTL_MS = 60_000;
+export const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
+export const MARKER_TTL_MS = 60_000;
 
 // Created once per process (serverless instances reuse module scope across requests).
 const clients = new Map<string, { redis: Redis; scripts: Scripts }>();
@@ -40,7 +40,7 @@ function createScripts(redis: Redis) {
 }
 type Scripts = ReturnType<typeof createScripts>;
 
-function clientFor(url: string, token: string, timeoutMs: number) {
+export function clientFor(url: string, token: string, timeoutMs: number) {
   const id = `${url}\n${token}\n${timeoutMs}`;
   let client = clients.get(id);
   if (!client) {
@@ -52,7 +52,7 @@ function clientFor(url: string, token: string, timeoutMs: number) {
   return client;
 }
 
-async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
@@ -64,7 +64,7 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /** HGETALL replies come back as a flat [field, value, …] array with deserialization off. */
-function pairs(raw: unknown): Array<[string, string]> {
+export function pairs(raw: unknown): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   if (Array.isArray(raw)) {
     for (let i = 0; i + 1 < raw.length; i += 2) out.push([String(raw[i]), String(raw[i + 1])]);
@@ -74,7 +74,7 @@ function pairs(raw: unknown): Array<[string, string]> {
   return out;
 }
 
-function toKeyRecord(raw: unknown): KeyRecord | null {
+export function toKeyRecord(raw: unknown): KeyRecord | null {
   const f = Object.fromEntries(pairs(raw));
   if (!f.id || !f.hash) return null;
   return {
@@ -85,10 +85,13 @@ function toKeyRecord(raw: unknown): KeyRecord | null {
     plan: "pro",
     createdAt: f.createdAt ?? "",
     revokedAt: f.revokedAt ?? null,
+    ...(f.email && { email: f.email }),
+    ...(f.dailyLimit && { dailyLimit: Number(f.dailyLimit) }),
+    ...(f.webhookSecret && { webhookSecret: f.webhookSecret }),
   };
 }
 
-const byCreated =
+export const byCreated =
   <T extends { createdAt: string }>(tie: (x: T) => string) =>
   (a: T, b: T) =>
     a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
@@ -140,6 +143,9 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
         ["plan", key.plan],
         ["createdAt", key.createdAt],
         ...(key.revokedAt ? [["revokedAt", key.revokedAt] as [string, string]] : []),
+        ...(key.email ? [["email", key.email] as [string, string]] : []),
+        ...(key.dailyLimit !== undefined ? [["dailyLimit", String(key.dailyLimit)] as [string, string]] : []),
+        ...(key.webhookSecret ? [["webhookSecret", key.webhookSecret] as [string, string]] : []),
       ];
       // One script writes the index and the record, so a reader sees the whole key or none of it.
       const outcome = await call("insertKey", () =>

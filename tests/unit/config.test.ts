@@ -65,6 +65,10 @@ describe("parseConfig", () => {
     ],
     ["a short pepper", { KEY_PEPPER: "short" }, /KEY_PEPPER/],
     ["a CDN base that is not a URL", { PUBLIC_CDN_URL: "cdn.example.com" }, /PUBLIC_CDN_URL/],
+    ["an admin token under 32 characters", { ADMIN_TOKEN: "t".repeat(31) }, /ADMIN_TOKEN.*32/],
+    ["an SMTP URL without a sender", { SMTP_URL: "smtp://127.0.0.1:2525" }, /MAIL_FROM/],
+    ["a sender without an SMTP URL", { MAIL_FROM: "keys@example.com" }, /SMTP_URL/],
+    ["an SMTP URL that is not smtp", { SMTP_URL: "http://mail.example.com", MAIL_FROM: "a@b.c" }, /SMTP_URL/],
   ];
   for (const [name, env, message] of bad) {
     it(`refuses ${name}`, () => {
@@ -74,6 +78,22 @@ describe("parseConfig", () => {
       );
     });
   }
+});
+
+describe("operators' console", () => {
+  it("is off without ADMIN_TOKEN, and on with a long enough one", () => {
+    assert.equal(parseConfig({}).admin, undefined);
+    assert.equal(parseConfig({ ADMIN_TOKEN: "   " }).admin, undefined);
+    assert.deepEqual(parseConfig({ ADMIN_TOKEN: "t".repeat(32) }).admin, { token: "t".repeat(32) });
+  });
+
+  it("mails invitations only with both SMTP_URL and MAIL_FROM; keeps 90 days of usage unless told otherwise", () => {
+    assert.equal(parseConfig({}).mail, undefined);
+    const c = parseConfig({ SMTP_URL: "smtps://u:p@mail.example.com", MAIL_FROM: "Darkroom <keys@example.com>" });
+    assert.deepEqual(c.mail, { smtpUrl: "smtps://u:p@mail.example.com", from: "Darkroom <keys@example.com>" });
+    assert.equal(c.usageHistoryDays, 90);
+    assert.equal(parseConfig({ USAGE_HISTORY_DAYS: "0" }).usageHistoryDays, 0);
+  });
 });
 
 describe("platform detection", () => {

@@ -14,6 +14,7 @@ export const maxDuration = 300;
 export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   const upload = await parseEnhance(req, svc.config.upload.maxBytes, svc.uploads);
   let heldByJob = false;
+  quota.note({ model: upload.model });
   try {
     const { bytes, webhookUrl, release: _release, ...options } = upload;
     const input: EnhanceInput = { bytes, ...options };
@@ -37,6 +38,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     }
 
     const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });
+    quota.note({ engine: image.engine });
     return bodyOf(input, image, usage);
   } finally {
     if (!heldByJob) upload.release();

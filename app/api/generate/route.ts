@@ -16,6 +16,7 @@ export const maxDuration = 300;
 export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   const { negative_prompt, webhook_url, ...request } = await parseGenerate(req);
   const input: GenerateInput = { ...request, negativePrompt: negative_prompt };
+  quota.note({ model: input.model });
   assertPromptAllowed(input);
   const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
   const replay = await idempotency.begin(["generate", input, mode]);
@@ -35,6 +36,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   }
 
   const image = await generateImage(input, { ...deps, signal, onStart: quota.markStarted });
+  quota.note({ engine: image.engine });
   return bodyOf(input, image, usage);
 });
 

@@ -1,0 +1,15 @@
+// GET /api/admin/audit – every admin action, newest first: time, action, target, the actor's network.
+import { auditEntryJson } from "@/lib/api/admin-views";
+import { parseQuery } from "@/lib/api/parse-admin";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { auditQuerySchema } from "@/lib/schemas/admin";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withAdmin(async ({ req, svc }) => {
+  const { limit } = parseQuery(req, auditQuerySchema);
+  return { entries: (await svc.console.listAudit(limit)).map(auditEntryJson) };
+});
+
+export const { POST, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["GET"]);

@@ -1,0 +1,17 @@
+// GET /api/admin/keys/{id} – one key; PATCH /api/admin/keys/{id} – its daily limit ({ "daily_limit": n | null }).
+import { parseAdminBody } from "@/lib/api/parse-admin";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { setKeyLimit, viewKey } from "@/lib/console/keys";
+import { patchKeySchema } from "@/lib/schemas/admin";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withAdmin(async ({ svc, params }) => viewKey(svc, params.id));
+
+export const PATCH = withAdmin(async ({ req, svc, params, actor }) => {
+  const { daily_limit } = await parseAdminBody(req, patchKeySchema);
+  return setKeyLimit(svc, params.id, daily_limit, actor);
+});
+
+export const { POST, PUT, DELETE } = rejectOtherAdminMethods(["GET", "PATCH"]);

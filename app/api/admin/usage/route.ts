@@ -1,0 +1,16 @@
+// GET /api/admin/usage?days=N – daily series per plan, endpoint, model, engine and outcome; ?key_id= for one key.
+import { parseDays } from "@/lib/api/parse-admin";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { adminUsage } from "@/lib/console/usage";
+import { daysQuerySchema } from "@/lib/schemas/admin";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = withAdmin(async ({ req, svc }) => {
+  const days = parseDays(req, daysQuerySchema);
+  const keyId = new URL(req.url).searchParams.get("key_id")?.slice(0, 64) || undefined;
+  return { ...(await adminUsage(svc.usage, days, keyId)), ...(keyId && { key_id: keyId }) };
+});
+
+export const { POST, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["GET"]);

@@ -1,0 +1,13 @@
+// POST /api/admin/waitlist/{id}/approve – a Pro key for the entry's email, shown once (and emailed when mail is set).
+import { issuedKeyJson } from "@/lib/api/admin-views";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { approveEntry } from "@/lib/console/waitlist";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = withAdmin(async ({ svc, params, actor, appUrl }) =>
+  issuedKeyJson(await approveEntry(svc, params.id, actor, appUrl)),
+);
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

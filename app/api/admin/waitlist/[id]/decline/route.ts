@@ -1,0 +1,13 @@
+// POST /api/admin/waitlist/{id}/decline – decline a pending entry.
+import { waitlistEntryJson } from "@/lib/api/admin-views";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { declineEntry } from "@/lib/console/waitlist";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = withAdmin(async ({ svc, params, actor }) =>
+  waitlistEntryJson(await declineEntry(svc, params.id, actor)),
+);
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

@@ -1,0 +1,28 @@
+// POST /api/admin/waitlist/approve – approve several entries at once ({ "ids": [...] }, at most 100); each result
+// stands alone, so one entry already approved does not stop the others.
+import { issuedKeyJson } from "@/lib/api/admin-views";
+import { toApiError } from "@/lib/api/errors";
+import { parseAdminBody } from "@/lib/api/parse-admin";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { approveEntry } from "@/lib/console/waitlist";
+import { bulkApproveSchema } from "@/lib/schemas/admin";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = withAdmin(async ({ req, requestId, svc, actor, appUrl }) => {
+  const { ids } = await parseAdminBody(req, bulkApproveSchema);
+  const results = [];
+  // One at a time: each sends its own email, and the mail server should not see a burst.
+  for (const id of new Set(ids)) {
+    try {
+      results.push({ id, ok: true, ...issuedKeyJson(await approveEntry(svc, id, actor, appUrl)) });
+    } catch (err) {
+      const e = toApiError(err, requestId);
+      results.push({ id, ok: false, error: { code: e.code, message: e.message } });
+    }
+  }
+  return { results };
+});
+
+export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

@@ -1,0 +1,37 @@
+// The JSON shapes of the console API (snake_case, as in the contract).
+import type { IssuedKey } from "@/lib/console/waitlist";
+import type { AuditEntry, WaitlistRecord } from "@/lib/store/console";
+
+export function waitlistEntryJson(e: WaitlistRecord) {
+  return {
+    id: e.id,
+    email: e.email,
+    use_case: e.useCase,
+    created_at: e.createdAt,
+    status: e.status,
+    key_id: e.keyId,
+    decided_at: e.decidedAt,
+  };
+}
+
+/** The key is in this answer only: it is stored as a hash and never shown again. */
+export function issuedKeyJson(issued: IssuedKey) {
+  return {
+    key: issued.key,
+    key_id: issued.record.id,
+    webhook_secret: issued.record.webhookSecret ?? null,
+    emailed: issued.emailed,
+    label: issued.record.label,
+    email: issued.record.email ?? null,
+    last4: issued.record.last4,
+    created_at: issued.record.createdAt,
+    daily_limit: issued.dailyLimit,
+    /** The ready-to-send invitation, when it was not emailed. */
+    invitation: issued.emailed ? null : issued.invitation,
+    ...(issued.emailError && { email_error: issued.emailError }),
+  };
+}
+
+export function auditEntryJson(e: AuditEntry) {
+  return { id: e.id, time: e.at, action: e.action, target: e.target, ip: e.ip, actor: e.actor, detail: e.detail };
+}

@@ -1,0 +1,63 @@
+// Records each generate and enhance request in the usage history once its answer is known: succeeded (200), failed
+// (5xx: ours or a provider's) or refused (4xx past the key check: input, filter, quota). Free requests are counted
+// in aggregate only. A recording that fails is logged and never changes the answer.
+import type { Caller } from "@/lib/auth/identify";
+import { describeError, log } from "@/lib/log";
+import type { Services } from "@/lib/services";
+import type { UsageOutcome } from "@/lib/store/usage-history";
+
+/** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
+export type UsageNote = { model?: string; engine?: string };
+
+export function outcomeOf(status: number): UsageOutcome {
+  if (status < 400) return "succeeded";
+  return status >= 500 ? "failed" : "refused";
+}
+
+export type RequestRecord = {
+  endpoint: "generate" | "enhance";
+  caller: Pick<Caller, "plan" | "keyId">;
+  note: UsageNote;
+  outcome: UsageOutcome;
+  at?: number;
+};
+
+/** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
+export async function recordRequest(svc: Pick<Services, "usage">, r: RequestRecord): Promise<void> {
+  try {
+    await svc.usage.record({
+      at: r.at ?? Date.now(),
+      plan: r.caller.plan,
+      keyId: r.caller.plan === "pro" ? (r.caller.keyId ?? null) : null,
+      endpoint: r.endpoint,
+      model: r.note.model ?? "",
+      engine: r.note.engine ?? "",
+      outcome: r.outcome,
+    });
+  } catch (err) {
+    log.warn("usage history: a request was not recorded", { endpoint: r.endpoint, ...describeError(err) });
+  }
+}
+
+/**
+ * For withApi: a function that records this request once, given its answer (the handler's result, or the status of
+ * the error); undefined for requests that are not generate or enhance work (status reads, other methods). A 202
+ * (accepted for later) is left to the job that does the work, and a replayed answer was counted the first time.
+ */
+export function usageRecorderFor(
+  svc: Pick<Services, "usage">,
+  req: Request,
+  endpoint: string,
+  caller: Caller,
+  note: UsageNote,
+): ((answer: unknown) => Promise<void>) | undefined {
+  if (req.method !== "POST" || (endpoint !== "generate" && endpoint !== "enhance")) return undefined;
+  let done = false;
+  return async (answer) => {
+    const status = typeof answer === "number" ? answer : answer instanceof Response ? answer.status : 200;
+    const replayed = answer instanceof Response && answer.headers.has("idempotent-replayed");
+    if (done || status === 202 || replayed) return;
+    done = true;
+    await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status) });
+  };
+}

@@ -1,0 +1,29 @@
+// Who did an admin action, and how it is written to the audit log: never the full address.
+import { truncateIp } from "@/lib/log";
+import type { AuditAction, ConsoleStore } from "@/lib/store/console";
+
+export type Actor = {
+  /** How the actor was let in: the console's session cookie, the token as a Bearer, or the command line. */
+  via: "session" | "token" | "cli";
+  ip: string | null;
+};
+
+export const CLI_ACTOR: Actor = { via: "cli", ip: null };
+
+/** Appends one entry to the audit log: time, action, target, the actor's network (IPv4 /24, IPv6 /48). */
+export async function audit(
+  store: Pick<ConsoleStore, "appendAudit">,
+  actor: Actor,
+  action: AuditAction,
+  target: string,
+  detail: string | null = null,
+): Promise<void> {
+  await store.appendAudit({
+    at: new Date().toISOString(),
+    action,
+    target,
+    ip: actor.ip ? truncateIp(actor.ip) : null,
+    actor: actor.via,
+    detail,
+  });
+}

@@ -1,0 +1,135 @@
+// Pro keys in the console: the table (with last use and usage), creating, revoking and per-key daily limits.
+import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
+import { NotFound } from "@/lib/errors";
+import { type Buckets, dailyBucketOf } from "@/lib/quota/policies";
+import type { KeyRecord } from "@/lib/store/types";
+import { lastDates, type UsageHistory } from "@/lib/store/usage-history";
+import { type Actor, audit } from "./actor";
+import { type ConsoleDeps, deliverKey, type IssuedKey } from "./waitlist";
+
+export type KeyDeps = ConsoleDeps & { usage: UsageHistory; buckets: Buckets };
+
+export type KeyView = {
+  id: string;
+  label: string;
+  email: string | null;
+  last4: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  /** Units used today on the key's counter, as the quota counts them. */
+  usage_today: number;
+  /** Succeeded requests over the last 30 UTC days, today included. */
+  usage_30d: number;
+  /** The limit in force: the key's own, else PRO_REQUESTS_PER_DAY. */
+  daily_limit: number;
+  /** True when the key has no limit of its own. */
+  default_limit: boolean;
+};
+
+/** The quota identity of a key, as identifyCaller counts it. */
+const identityOf = (keyId: string) => `key:${keyId}`;
+
+export function toKeyView(
+  k: KeyRecord,
+  buckets: Buckets,
+  figures: { lastUsedAt?: string; today?: number; last30?: number } = {},
+): KeyView {
+  return {
+    id: k.id,
+    label: k.label,
+    email: k.email ?? null,
+    last4: k.last4,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+    last_used_at: figures.lastUsedAt ?? null,
+    usage_today: figures.today ?? 0,
+    usage_30d: figures.last30 ?? 0,
+    daily_limit: k.dailyLimit ?? buckets.proRequests.limit,
+    default_limit: k.dailyLimit === undefined,
+  };
+}
+
+async function figuresFor(deps: KeyDeps, keys: KeyRecord[]) {
+  const dates = lastDates(30);
+  const [lastUsed, totals, today] = await Promise.all([
+    deps.usage.lastUsed(),
+    deps.usage.keyTotals(dates[0], dates[dates.length - 1]),
+    Promise.all(
+      keys.map((k) => deps.store.peek(dailyBucketOf(deps.buckets, "generate", "pro", k.dailyLimit), identityOf(k.id))),
+    ),
+  ]);
+  const last30 = new Map<string, number>();
+  for (const t of totals) last30.set(t.keyId, (last30.get(t.keyId) ?? 0) + t.succeeded);
+  return keys.map((k, i) => ({ lastUsedAt: lastUsed.get(k.id), today: today[i].used, last30: last30.get(k.id) ?? 0 }));
+}
+
+/** Every key, newest first. */
+export async function listKeyViews(deps: KeyDeps): Promise<KeyView[]> {
+  const keys = (await deps.store.listKeys()).reverse();
+  const figures = await figuresFor(deps, keys);
+  return keys.map((k, i) => toKeyView(k, deps.buckets, figures[i]));
+}
+
+export async function viewKey(deps: KeyDeps, id: string): Promise<KeyView> {
+  const key = await deps.console.findKey(id);
+  if (!key) throw new NotFound("No key with that id.");
+  return toKeyView(key, deps.buckets, (await figuresFor(deps, [key]))[0]);
+}
+
+export async function createConsoleKey(
+  deps: KeyDeps,
+  input: { label: string; email?: string; dailyLimit?: number },
+  actor: Actor,
+  appUrl: string,
+): Promise<IssuedKey> {
+  const { key, record } = await createApiKey(deps.store, deps.pepper, input.label, {
+    email: input.email,
+    dailyLimit: input.dailyLimit,
+  });
+  await audit(deps.console, actor, "key_create", record.id, record.email ? `for ${record.email}` : null);
+  return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
+}
+
+/** Revokes a key (taking effect on its next request); revoking again keeps the first time and logs nothing. */
+export async function revokeConsoleKey(deps: KeyDeps, id: string, actor: Actor): Promise<KeyView> {
+  const before = await deps.console.findKey(id);
+  if (!before) throw new NotFound("No key with that id.");
+  if (!before.revokedAt) {
+    await deps.store.revokeKey(id, new Date().toISOString());
+    await audit(deps.console, actor, "key_revoke", id);
+  }
+  return viewKey(deps, id);
+}
+
+/** Sets a key's own daily limit, or with null returns it to PRO_REQUESTS_PER_DAY; in force from its next request. */
+export async function setKeyLimit(deps: KeyDeps, id: string, limit: number | null, actor: Actor): Promise<KeyView> {
+  const before = await deps.console.findKey(id);
+  if (!before || !(await deps.console.setKeyDailyLimit(id, limit))) throw new NotFound("No key with that id.");
+  const shown = (n: number | undefined) => (n === undefined ? "default" : String(n));
+  await audit(
+    deps.console,
+    actor,
+    "limit_change",
+    id,
+    `${shown(limit ?? undefined)} (was ${shown(before.dailyLimit)})`,
+  );
+  return viewKey(deps, id);
+}
+
+/**
+ * A key's signing secret. Keys made since the console have a random one stored with them; an older key keeps the
+ * one derived from the pepper (what it was shown until now), stored on first read.
+ */
+/** The signing secret of a key known only by id (a job's webhook); the derived one if the key is gone. */
+export async function signingSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, keyId: string): Promise<string> {
+  const key = await deps.console.findKey(keyId);
+  return key ? webhookSecretOf(deps, key) : webhookSecretFor(keyId, deps.pepper);
+}
+
+export async function webhookSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, key: KeyRecord): Promise<string> {
+  if (key.webhookSecret) return key.webhookSecret;
+  const secret = await deps.console.ensureWebhookSecret(key.id, webhookSecretFor(key.id, deps.pepper));
+  if (!secret) throw new NotFound("No key with that id.");
+  return secret;
+}

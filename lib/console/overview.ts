@@ -1,0 +1,67 @@
+// What the console's overview shows beside the usage charts: each provider route's recent health and latency, the
+// work queues now, and today's use of the Free plan's global caps. Route health and queues are this instance's.
+import type { Config } from "@/lib/config";
+import { describeEngines } from "@/lib/engines";
+import { type RouteHealth, routeHealth } from "@/lib/engines/health";
+import { PREVIEW_ROUTE } from "@/lib/engines/routes";
+import type { Buckets } from "@/lib/quota/policies";
+import type { Store } from "@/lib/store/types";
+import type { WorkQueue } from "@/lib/work/queue";
+
+export type RouteView = { route: string; models: string[] } & RouteHealth;
+export type QueueView = { running: number; queued: number; concurrency: number; max_queued: number };
+export type CapView = { used: number; limit: number } | null;
+
+export type Overview = {
+  routes: RouteView[];
+  queues: { generate: QueueView; enhance: QueueView };
+  /** null: the cap is off (0). */
+  free_caps: { generate: CapView; enhance: CapView };
+  store: Store["kind"];
+  /** Models served by the built-in preview engine alone. */
+  preview_models: string[];
+};
+
+type Deps = {
+  store: Store;
+  buckets: Buckets;
+  config: Config;
+  queues: { generate: WorkQueue; enhance: WorkQueue };
+};
+
+export async function consoleOverview(deps: Deps): Promise<Overview> {
+  const routes = new Map<string, string[]>();
+  const previewModels: string[] = [];
+  for (const model of describeEngines()) {
+    if (!model.configured) previewModels.push(model.name);
+    for (const { route } of model.routes) {
+      if (route === PREVIEW_ROUTE) continue;
+      routes.set(route, [...(routes.get(route) ?? []), model.name]);
+    }
+  }
+  const cap = async (bucket: Buckets["freeGlobalGenerations"]): Promise<CapView> => {
+    if (bucket.limit === 0) return null;
+    // The identity chargesFor counts the whole Free plan on.
+    const usage = await deps.store.peek(bucket, "all");
+    return { used: usage.used, limit: usage.limit };
+  };
+  const { work } = deps.config;
+  const [generateCap, enhanceCap] = await Promise.all([
+    cap(deps.buckets.freeGlobalGenerations),
+    cap(deps.buckets.freeGlobalEnhancements),
+  ]);
+  return {
+    routes: [...routes].map(([route, models]) => ({ route, models, ...routeHealth(route) })),
+    queues: {
+      generate: {
+        ...deps.queues.generate.stats,
+        concurrency: work.generateConcurrency,
+        max_queued: work.generateQueue,
+      },
+      enhance: { ...deps.queues.enhance.stats, concurrency: work.enhanceConcurrency, max_queued: work.enhanceQueue },
+    },
+    free_caps: { generate: generateCap, enhance: enhanceCap },
+    store: deps.store.kind,
+    preview_models: previewModels,
+  };
+}

@@ -1,0 +1,125 @@
+// From the waitlist to a Pro key: list and search the signups, approve one (a key tied to the email, shown once and
+// emailed when mail is set up) or decline it. An entry is approved at most once, even by two operators at once.
+import { prepareApiKey } from "@/lib/auth/keys";
+import type { Config } from "@/lib/config";
+import { Conflict, NotFound } from "@/lib/errors";
+import type { ConsoleStore, WaitlistRecord, WaitlistStatus } from "@/lib/store/console";
+import type { KeyRecord, Store } from "@/lib/store/types";
+import { type Actor, audit } from "./actor";
+import { buildInvitation, type Invitation, sendInvitation } from "./invitation";
+
+export type ConsoleDeps = { store: Store; console: ConsoleStore; pepper: string; config: Config };
+
+export type WaitlistQuery = {
+  status?: WaitlistStatus;
+  /** Matched case-insensitively against the email and the use case. */
+  search?: string;
+  offset: number;
+  limit: number;
+};
+
+export async function queryWaitlist(
+  deps: Pick<ConsoleDeps, "console">,
+  q: WaitlistQuery,
+): Promise<{ entries: WaitlistRecord[]; total: number; counts: Record<WaitlistStatus, number> }> {
+  const all = await deps.console.listWaitlist();
+  const counts = { pending: 0, invited: 0, declined: 0 };
+  for (const e of all) counts[e.status]++;
+  const needle = q.search?.trim().toLowerCase();
+  const matching = all.filter(
+    (e) =>
+      (!q.status || e.status === q.status) &&
+      (!needle || e.email.includes(needle) || (e.useCase?.toLowerCase().includes(needle) ?? false)),
+  );
+  return { entries: matching.slice(q.offset, q.offset + q.limit), total: matching.length, counts };
+}
+
+export type IssuedKey = {
+  key: string;
+  record: KeyRecord;
+  /** The effective daily limit. */
+  dailyLimit: number;
+  emailed: boolean;
+  /** The invitation, to send by hand when it was not emailed. */
+  invitation: Invitation | null;
+  emailError?: string;
+};
+
+/** Emails the invitation when mail is configured; the message is returned either way. */
+export async function deliverKey(
+  config: Config,
+  key: string,
+  record: KeyRecord,
+  appUrl: string,
+): Promise<Omit<IssuedKey, "key" | "record">> {
+  const dailyLimit = record.dailyLimit ?? config.limits.proRequestsPerDay;
+  if (!record.email) return { dailyLimit, emailed: false, invitation: null };
+  const invitation = buildInvitation({ to: record.email, key, dailyLimit, appUrl });
+  if (!config.mail) return { dailyLimit, emailed: false, invitation };
+  const sent = await sendInvitation(config.mail, invitation);
+  return { dailyLimit, emailed: sent.sent, invitation, ...(sent.error && { emailError: sent.error }) };
+}
+
+/**
+ * Approves an entry: claims it for a new key first (so a second approval is a Conflict and never makes a second
+ * key), then stores the key; if that fails the claim is undone.
+ */
+export async function approveEntry(deps: ConsoleDeps, id: string, actor: Actor, appUrl: string): Promise<IssuedKey> {
+  const entry = await deps.console.findWaitlistEntry(id);
+  if (!entry) throw new NotFound("No waitlist entry with that id.");
+  if (entry.status === "invited") throw new Conflict("This entry was already approved.");
+  const { key, record } = prepareApiKey(deps.pepper, entry.email, { email: entry.email });
+  const claimed = await deps.console.decideWaitlistEntry(id, {
+    from: ["pending", "declined"],
+    to: "invited",
+    keyId: record.id,
+    at: record.createdAt,
+  });
+  if (claimed === "missing") throw new NotFound("No waitlist entry with that id.");
+  if (claimed === "conflict") throw new Conflict("This entry was already approved.");
+  try {
+    await deps.store.insertKey(record);
+  } catch (err) {
+    await deps.console
+      .decideWaitlistEntry(id, { from: ["invited"], to: entry.status, keyId: null, at: null, ifKeyId: record.id })
+      .catch(() => undefined);
+    throw err;
+  }
+  await audit(deps.console, actor, "approve", id, `key ${record.id}`);
+  return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
+}
+
+export async function declineEntry(deps: ConsoleDeps, id: string, actor: Actor): Promise<WaitlistRecord> {
+  const outcome = await deps.console.decideWaitlistEntry(id, {
+    from: ["pending"],
+    to: "declined",
+    keyId: null,
+    at: new Date().toISOString(),
+  });
+  if (outcome === "missing") throw new NotFound("No waitlist entry with that id.");
+  const entry = await deps.console.findWaitlistEntry(id);
+  if (outcome === "conflict" || !entry) {
+    throw new Conflict(
+      entry?.status === "invited"
+        ? "This entry was approved; revoke its key instead."
+        : "This entry was already declined.",
+    );
+  }
+  await audit(deps.console, actor, "decline", id);
+  return entry;
+}
+
+/** A CSV cell: quoted when it could break the row, and defused when a spreadsheet would read it as a formula. */
+export function csvCell(value: string | null): string {
+  const text = value ?? "";
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\n\r]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function waitlistCsv(entries: WaitlistRecord[]): string {
+  const head = "id,email,use_case,created_at,status,key_id,decided_at";
+  const rows = entries.map((e) =>
+    [e.id, e.email, e.useCase, e.createdAt, e.status, e.keyId, e.decidedAt].map(csvCell).join(","),
+  );
+  return `${[head, ...rows].join("\r\n")}\r\n`;
+}

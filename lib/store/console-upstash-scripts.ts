@@ -1,0 +1,78 @@
+// Lua for the console's data and the usage history on Upstash. As in upstash-scripts.ts, every script that changes
+// something is safe to run twice: @upstash/redis retries a request whose connection failed, and the lost attempt may
+// have run. Scripts remember their answer under the call's own marker, or only ever set what is already set.
+//
+// A waitlist entry's console state is one string, "status|id|keyId|decidedAt" (none of these hold "|").
+
+/**
+ * KEYS: the waitlist (email → signup), the entries' state (email → state), the ids (id → email).
+ * ARGV: email, candidate id, email, candidate id, … Gives each listed signup without a state an id and "pending".
+ */
+export const ASSIGN_WAITLIST_IDS = `#!lua flags=allow-key-locking
+for i = 1, #ARGV, 2 do
+  local email, id = ARGV[i], ARGV[i + 1]
+  if redis.call("HEXISTS", KEYS[2], email) == 0 and redis.call("HEXISTS", KEYS[1], email) == 1 then
+    redis.call("HSET", KEYS[2], email, "pending|" .. id .. "||")
+    redis.call("HSET", KEYS[3], id, email)
+  end
+end
+return 1
+`;
+
+/**
+ * KEYS: the entries' state, the ids, the call's marker.
+ * ARGV: id, new status, key id ("" for none), decided at ("" for none), marker lifetime (ms), required key id ("" for
+ * any), then the statuses it may move from. Returns "ok", "missing" or "conflict".
+ */
+export const DECIDE_WAITLIST_ENTRY = `#!lua flags=allow-key-locking
+local done = redis.call("GET", KEYS[3])
+if done then return done end
+local answer = "missing"
+local email = redis.call("HGET", KEYS[2], ARGV[1])
+if email then
+  local state = redis.call("HGET", KEYS[1], email) or ""
+  local status, _, key = string.match(state, "^([^|]*)|([^|]*)|([^|]*)|")
+  answer = "conflict"
+  if ARGV[6] == "" or ARGV[6] == key then
+    for i = 7, #ARGV do
+      if ARGV[i] == status then answer = "ok" end
+    end
+  end
+  if answer == "ok" then
+    redis.call("HSET", KEYS[1], email, ARGV[2] .. "|" .. ARGV[1] .. "|" .. ARGV[3] .. "|" .. ARGV[4])
+  end
+end
+redis.call("SET", KEYS[3], answer, "PX", ARGV[5])
+return answer
+`;
+
+/** KEYS: the audit list, the call's marker. ARGV: the entry (JSON), entries kept, marker lifetime (ms). */
+export const APPEND_AUDIT = `#!lua flags=allow-key-locking
+if redis.call("SET", KEYS[2], "1", "NX", "PX", ARGV[3]) then
+  redis.call("LPUSH", KEYS[1], ARGV[1])
+  redis.call("LTRIM", KEYS[1], 0, tonumber(ARGV[2]) - 1)
+end
+return 1
+`;
+
+/**
+ * KEYS: the day's aggregate, the key's day, the day's per-key totals, the keys' last use, the call's marker.
+ * ARGV: aggregate field, key field ("" for Free), key id, 1 when succeeded, time (ISO 8601), lifetime (s), marker
+ * lifetime (ms). Adds 1 to the day's counters once, whatever the number of attempts.
+ */
+export const RECORD_USAGE = `#!lua flags=allow-key-locking
+if not redis.call("SET", KEYS[5], "1", "NX", "PX", ARGV[7]) then return 0 end
+redis.call("HINCRBY", KEYS[1], ARGV[1], 1)
+redis.call("EXPIRE", KEYS[1], ARGV[6])
+if ARGV[2] ~= "" then
+  redis.call("HINCRBY", KEYS[2], ARGV[2], 1)
+  redis.call("EXPIRE", KEYS[2], ARGV[6])
+  if ARGV[4] == "1" then
+    redis.call("HINCRBY", KEYS[3], ARGV[3], 1)
+    redis.call("EXPIRE", KEYS[3], ARGV[6])
+  end
+  local last = redis.call("HGET", KEYS[4], ARGV[3])
+  if not last or last < ARGV[5] then redis.call("HSET", KEYS[4], ARGV[3], ARGV[5]) end
+end
+return 1
+`;

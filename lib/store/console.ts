@@ -1,0 +1,77 @@
+// What the operators' console keeps beside the core store: waitlist decisions, the keys' 1.1 fields and the audit
+// log. SQLite (console-sqlite.ts) and Upstash (console-upstash.ts) implement it; the logic is in lib/console.
+import type { KeyRecord } from "./types";
+
+export const WAITLIST_STATUSES = ["pending", "invited", "declined"] as const;
+export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
+
+export type WaitlistRecord = {
+  id: string;
+  email: string;
+  useCase: string | null;
+  createdAt: string;
+  status: WaitlistStatus;
+  /** The key issued on approval. */
+  keyId: string | null;
+  decidedAt: string | null;
+};
+
+export type WaitlistDecision = {
+  /** The entry moves only from one of these statuses. */
+  from: WaitlistStatus[];
+  to: WaitlistStatus;
+  keyId: string | null;
+  at: string | null;
+  /** Moves it only while it holds this key: undoing a claim never undoes someone else's. */
+  ifKeyId?: string;
+};
+
+/** "conflict": the entry exists but is not in a status it may move from. */
+export type DecisionOutcome = "ok" | "missing" | "conflict";
+
+export const AUDIT_ACTIONS = [
+  "sign_in",
+  "sign_out",
+  "approve",
+  "decline",
+  "key_create",
+  "key_revoke",
+  "limit_change",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export type AuditEntry = {
+  id: string;
+  at: string;
+  action: AuditAction;
+  /** What was acted on: a waitlist entry or key id, or "console". */
+  target: string;
+  /** The actor's network (IPv4 /24 or IPv6 /48), never the full address; null from the command line. */
+  ip: string | null;
+  /** How the actor was let in: "session", "token" or "cli". */
+  actor: string;
+  detail: string | null;
+};
+
+/** The audit log keeps this many of the newest entries. */
+export const AUDIT_KEEP = 10_000;
+
+export interface ConsoleStore {
+  /** Every entry, oldest first, each with an id and a status. */
+  listWaitlist(): Promise<WaitlistRecord[]>;
+  findWaitlistEntry(id: string): Promise<WaitlistRecord | null>;
+  /** Moves an entry atomically: of two concurrent decisions from the same status, one gets "conflict". */
+  decideWaitlistEntry(id: string, decision: WaitlistDecision): Promise<DecisionOutcome>;
+
+  findKey(id: string): Promise<KeyRecord | null>;
+  /** null returns the key to the default limit. False when no key has that id. */
+  setKeyDailyLimit(id: string, limit: number | null): Promise<boolean>;
+  /** Stores `secret` unless the key already has one, and returns the key's secret (null: no such key). */
+  ensureWebhookSecret(id: string, secret: string): Promise<string | null>;
+
+  appendAudit(entry: Omit<AuditEntry, "id">): Promise<void>;
+  /** Newest first. */
+  listAudit(limit: number): Promise<AuditEntry[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,79 @@
+// The console's data and the usage history on the embedded SQLite file, plus what is SQLite's own: a file from
+// before 1.1 gains waitlist ids, and signups added by older code still get one.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, it } from "node:test";
+import Database from "better-sqlite3";
+import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
+import { DB_FILE, openSqliteStore } from "@/lib/store/sqlite";
+import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
+import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-console-"));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
+
+runConsoleStoreSuite("sqlite", async () => {
+  const dir = freshDir();
+  return {
+    store: openSqliteStore(dir),
+    console: openSqliteConsoleStore(dir),
+    usage: openSqliteUsageHistory(dir, { keepDays: 90 }),
+  };
+});
+
+it("gives ids to the signups of a file written before 1.1", async () => {
+  const dir = freshDir();
+  const old = new Database(path.join(dir, DB_FILE));
+  old.exec(`CREATE TABLE usage (bucket TEXT NOT NULL, identity TEXT NOT NULL, window_start INTEGER NOT NULL,
+      used INTEGER NOT NULL, PRIMARY KEY (bucket, identity, window_start)) WITHOUT ROWID;
+    CREATE INDEX usage_by_window ON usage (window_start);
+    CREATE TABLE api_keys (id TEXT PRIMARY KEY, label TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, last4 TEXT NOT NULL,
+      plan TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
+    CREATE TABLE waitlist (email TEXT PRIMARY KEY, use_case TEXT, created_at TEXT NOT NULL);
+    INSERT INTO waitlist VALUES ('old-1@example.com', NULL, '2030-01-01T00:00:00.000Z'),
+                                ('old-2@example.com', 'x', '2030-01-02T00:00:00.000Z');
+    PRAGMA user_version = 2;`);
+  old.close();
+  const store = openSqliteStore(dir);
+  const console = openSqliteConsoleStore(dir);
+  // Written the way the core store writes a signup, without an id.
+  await store.addToWaitlist({ email: "new@example.com", useCase: null, createdAt: "2030-01-03T00:00:00.000Z" });
+  const entries = await console.listWaitlist();
+  assert.deepEqual(
+    entries.map((e) => [e.email, e.status]),
+    [
+      ["old-1@example.com", "pending"],
+      ["old-2@example.com", "pending"],
+      ["new@example.com", "pending"],
+    ],
+  );
+  assert.ok(entries.every((e) => /^wl_[0-9a-f]{16}$/.test(e.id)));
+  assert.equal(new Set(entries.map((e) => e.id)).size, 3);
+  await console.close();
+  await store.close();
+});
+
+it("prunes days past the retention", async () => {
+  const dir = freshDir();
+  const usage = openSqliteUsageHistory(dir, { keepDays: 2 });
+  const day = Date.UTC(2031, 0, 10, 12);
+  const event = {
+    plan: "free",
+    keyId: null,
+    endpoint: "generate",
+    model: "m",
+    engine: "e",
+    outcome: "succeeded",
+  } as const;
+  for (const at of [day - 2 * 86_400_000, day - 86_400_000, day]) await usage.record({ ...event, at });
+  assert.equal(await usage.prune(day), 1);
+  const rows = await usage.read("2031-01-01", "2031-01-31");
+  assert.deepEqual(
+    rows.map((r) => r.date),
+    ["2031-01-09", "2031-01-10"],
+  );
+  await usage.close();
+});
