@@ -39,7 +39,8 @@ function createScripts(redis: Redis) {
 }
 type Scripts = ReturnType<typeof createScripts>;
 
-function clientFor(url: string, token: string, timeoutMs: number) {
+/** The process's client for one Upstash database (shared with the image store, lib/store/images-upstash.ts). */
+export function clientFor(url: string, token: string, timeoutMs: number) {
   const id = `${url}\n${token}\n${timeoutMs}`;
   let client = clients.get(id);
   if (!client) {
