@@ -9,6 +9,9 @@ import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
+import type { ImageStore } from "@/lib/store/images";
+import { openSqliteImageStore } from "@/lib/store/images-sqlite";
+import { openUpstashImageStore } from "@/lib/store/images-upstash";
 import { openSqliteStore } from "@/lib/store/sqlite";
 import type { Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
@@ -20,6 +23,8 @@ export type Services = {
   config: Config;
   store: Store;
   storage: ImageStorage;
+  /** One record per stored image (lib/images). */
+  images: ImageStore;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -36,6 +41,12 @@ export function openStore(config: Config): Store {
   return openSqliteStore(config.dataDir);
 }
 
+/** Image records live in the same backend as the store. */
+export function openImageStore(config: Config): ImageStore {
+  if (config.upstash) return openUpstashImageStore(config.upstash);
+  return openSqliteImageStore(config.dataDir);
+}
+
 /** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
 export function openStorage(config: Config): ImageStorage {
   if (config.blobToken) return createVercelBlobStorage({ token: config.blobToken });
@@ -50,6 +61,7 @@ function createServices(): Services {
     store,
     statusGuard: config.upstash ? createUpstashGuard(config.upstash) : createMemoryWindow(),
     storage: openStorage(config),
+    images: openImageStore(config),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper: loadPepper(config.dataDir, config.keyPepper),
     buckets: bucketsOf(config.limits),
