@@ -1,6 +1,7 @@
 // POST /api/enhance: multipart fields and the response schema.
 import { z } from "zod";
 import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH, ENHANCE_MODELS } from "./enhance-rules";
+import { deleteTokenSchema, expiresAtSchema } from "./image-fields";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
 export {
@@ -64,6 +65,8 @@ export const enhanceResponseSchema = z
     }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
+    expires_at: expiresAtSchema,
+    delete_token: deleteTokenSchema,
   })
   .meta({ id: "EnhanceResponse" });
 

@@ -1,4 +1,5 @@
 // POST /api/enhance – enhance and upscale an uploaded photo.
+import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { enhanceImage } from "@/lib/enhance/enhance";
@@ -7,7 +8,7 @@ import type { EnhanceResponse } from "@/lib/schemas/enhance";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withApi("enhance", async ({ req, requestId, svc, quota, signal, origin }) => {
+export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, signal, origin }) => {
   const upload = await parseEnhance(req, svc.config.upload.maxBytes, svc.uploads);
   try {
     const usage = await quota.take();
@@ -20,6 +21,7 @@ export const POST = withApi("enhance", async ({ req, requestId, svc, quota, sign
       queue: svc.queues.enhance,
       config: svc.config,
       onStart: quota.markStarted,
+      ...recordDepsFor(svc, caller), // image library: the record stored with the file
     });
 
     const body: EnhanceResponse = {
@@ -34,6 +36,9 @@ export const POST = withApi("enhance", async ({ req, requestId, svc, quota, sign
       engine: image.engine,
       usage: usage.used,
       remaining: usage.remaining,
+      // Image library: when the image goes, and the token that deletes it.
+      expires_at: image.expiresAt,
+      delete_token: image.deleteToken,
     };
     return body;
   } finally {

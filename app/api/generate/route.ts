@@ -1,5 +1,6 @@
 // POST /api/generate – generate an image from a prompt.
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
+import { recordDepsFor } from "@/lib/api/image-records";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { generateImage } from "@/lib/engines/generate";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 // On Vercel: room for a provider chain (GENERATION_TIMEOUT_MS per route); ignored by the self-hosted server.
 export const maxDuration = 300;
 
-export const POST = withApi("generate", async ({ req, requestId, svc, quota, signal, origin }) => {
+export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, signal, origin }) => {
   const { negative_prompt, ...request } = await parseGenerate(req);
   const input = { ...request, negativePrompt: negative_prompt };
   assertPromptAllowed(input);
@@ -23,6 +24,7 @@ export const POST = withApi("generate", async ({ req, requestId, svc, quota, sig
     storage: svc.storage,
     queue: svc.queues.generate,
     onStart: quota.markStarted,
+    ...recordDepsFor(svc, caller), // image library: the record stored with the file
   });
 
   const body: GenerateResponse = {
@@ -39,6 +41,9 @@ export const POST = withApi("generate", async ({ req, requestId, svc, quota, sig
     seed: image.seed,
     engine: image.engine,
     ai: image.ai,
+    // Image library: when the image goes, and the token that deletes it.
+    expires_at: image.expiresAt,
+    delete_token: image.deleteToken,
   };
   return body;
 });
