@@ -5,16 +5,31 @@ import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhan
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
 import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
+import {
+  IMAGES_DEFAULT_LIMIT,
+  IMAGES_MAX_LIMIT,
+  imageDeleteResponseSchema,
+  imageListResponseSchema,
+} from "@/lib/schemas/images";
 import { API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
 import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
 
 type JsonSchema = Record<string, unknown>;
 export type Endpoint = {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   path: string;
   summary: string;
   description: string;
-  auth: "key-or-browser" | "open";
+  /** "key": Pro keys only; "key-or-delete-token": the owning key, or the image's X-Delete-Token. */
+  auth: "key-or-browser" | "open" | "key" | "key-or-delete-token";
+  /** Query, path and header parameters. */
+  parameters?: {
+    name: string;
+    in: "query" | "path" | "header";
+    required: boolean;
+    description: string;
+    schema: JsonSchema;
+  }[];
   request?: { contentType: "application/json" | "multipart/form-data"; schema: z.ZodType; example?: unknown };
   response: z.ZodType;
   errors: ErrorCode[];
@@ -90,6 +105,60 @@ export const ENDPOINTS: Endpoint[] = [
     curl: (o) => `curl ${o}/api/status \\\n  ${KEY}`,
   },
   {
+    method: "get",
+    path: "/api/images",
+    summary: "List your images",
+    description:
+      "The key's own stored images, newest first, a page at a time; follow `next_cursor` until it is null. Images past their `expires_at` are not listed. Pro keys only; uses no daily quota and counts on the 60-per-minute status guard.",
+    auth: "key",
+    parameters: [
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        description: `Images per page, 1 to ${IMAGES_MAX_LIMIT} (larger values are capped); default ${IMAGES_DEFAULT_LIMIT}.`,
+        schema: { type: "integer", minimum: 1, default: IMAGES_DEFAULT_LIMIT },
+      },
+      {
+        name: "cursor",
+        in: "query",
+        required: false,
+        description: "The `next_cursor` of the previous page, as given.",
+        schema: { type: "string" },
+      },
+    ],
+    response: imageListResponseSchema,
+    errors: ["invalid_request", "unauthorized", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl "${o}/api/images?limit=20" \\\n  ${KEY}`,
+  },
+  {
+    method: "delete",
+    path: "/api/images/{id}",
+    summary: "Delete an image",
+    description:
+      "Deletes the image file and its record; its URL answers 404 afterwards. Allowed for the owning Pro key, or for anyone sending the `delete_token` of the generate or enhance answer as `X-Delete-Token` (no key needed). Anything else is 404 `not_found`, never 403. Uses no daily quota; counts on the 60-per-minute status guard.",
+    auth: "key-or-delete-token",
+    parameters: [
+      {
+        name: "id",
+        in: "path",
+        required: true,
+        description: "The image `id` (Blob ids contain slashes; send them as they are or percent-encoded).",
+        schema: { type: "string" },
+      },
+      {
+        name: "X-Delete-Token",
+        in: "header",
+        required: false,
+        description: "The `delete_token` from the answer that created the image.",
+        schema: { type: "string" },
+      },
+    ],
+    response: imageDeleteResponseSchema,
+    errors: ["unauthorized", "not_found", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl -X DELETE ${o}/api/images/$IMAGE_ID \\\n  -H "X-Delete-Token: $DELETE_TOKEN"`,
+  },
+  {
     method: "post",
     path: "/api/waitlist",
     summary: "Join the Pro waitlist",
@@ -142,7 +211,10 @@ function toComponent(schema: z.ZodType, io: "input" | "output", into: Record<str
 
 /** Responses may gain fields (the contract allows extras), so clients must not be told to reject unknown ones. */
 function allowExtraFields(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(allowExtraFields);
+  if (Array.isArray(node)) {
+    for (const item of node) allowExtraFields(item);
+    return;
+  }
   if (!node || typeof node !== "object") return;
   const obj = node as JsonSchema;
   if (obj.additionalProperties === false) delete obj.additionalProperties;
@@ -154,6 +226,20 @@ function describePromptLength(schemas: Record<string, JsonSchema>): void {
   const props = (schemas.GenerateRequest?.properties ?? {}) as Record<string, JsonSchema>;
   if (props.prompt) Object.assign(props.prompt, { minLength: 1, maxLength: PROMPT_MAX_CODE_POINTS, pattern: "\\S" });
   if (props.negative_prompt) Object.assign(props.negative_prompt, { maxLength: PROMPT_MAX_CODE_POINTS });
+}
+
+const SECURITY: Record<Endpoint["auth"], JsonSchema[]> = {
+  open: [],
+  "key-or-browser": [{ bearerAuth: [] }, { browser: [] }],
+  key: [{ bearerAuth: [] }],
+  "key-or-delete-token": [{ bearerAuth: [] }, { deleteToken: [] }],
+};
+
+/** "generate", "status", …; "listImages" and "deleteImage" for the library. */
+function operationIdOf(ep: Endpoint): string {
+  if (ep.path === "/api/images") return "listImages";
+  if (ep.path === "/api/images/{id}") return "deleteImage";
+  return ep.path.replace("/api/", "");
 }
 
 export function statusOf(code: ErrorCode): number {
@@ -193,19 +279,20 @@ export function buildOpenApi(origin: string): JsonSchema {
       };
     }
     const operation: JsonSchema = {
-      operationId: ep.path.replace("/api/", ""),
+      operationId: operationIdOf(ep),
       summary: ep.summary,
       description: ep.description,
-      security: ep.auth === "open" ? [] : [{ bearerAuth: [] }, { browser: [] }],
+      security: SECURITY[ep.auth],
       responses,
       "x-codeSamples": [{ lang: "curl", source: ep.curl(origin) }],
     };
+    if (ep.parameters) operation.parameters = ep.parameters;
     if (ep.request) {
       const media: JsonSchema = { schema: toComponent(ep.request.schema, "input", schemas) };
       if (ep.request.example) media.example = ep.request.example;
       operation.requestBody = { required: true, content: { [ep.request.contentType]: media } };
     }
-    paths[ep.path] = { [ep.method]: operation };
+    paths[ep.path] = { ...paths[ep.path], [ep.method]: operation };
   }
   describePromptLength(schemas);
   allowExtraFields(schemas);
@@ -235,6 +322,12 @@ export function buildOpenApi(origin: string): JsonSchema {
           in: "header",
           name: "X-Requested-With",
           description: "`XMLHttpRequest`: the app's own pages on the Free plan, counted per IP.",
+        },
+        deleteToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Delete-Token",
+          description: "The `delete_token` of one image, from the answer that created it; deletes only that image.",
         },
       },
     },

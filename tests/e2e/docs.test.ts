@@ -69,7 +69,14 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   await page.goto(`${app.url}/docs`);
   const doc = await page.evaluate(async () => (await fetch("/api/openapi.json")).json());
   assert.equal(doc.openapi, "3.1.0");
-  assert.deepEqual(Object.keys(doc.paths).sort(), ["/api/enhance", "/api/generate", "/api/status", "/api/waitlist"]);
+  assert.deepEqual(Object.keys(doc.paths).sort(), [
+    "/api/enhance",
+    "/api/generate",
+    "/api/images",
+    "/api/images/{id}",
+    "/api/status",
+    "/api/waitlist",
+  ]);
   for (const op of [doc.paths["/api/generate"].post, doc.paths["/api/enhance"].post, doc.paths["/api/status"].get]) {
     assert.match(op["x-codeSamples"][0].source, /^curl /);
   }
