@@ -16,10 +16,18 @@ export function imageJsonOf(record: ImageRecord, retentionDays: number): ImageJs
     created_at: new Date(record.createdAt).toISOString(),
     expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
     model: record.params.model,
+    ...(record.params.engine !== undefined && { engine: record.params.engine }),
   };
   const p = record.params;
   if ("prompt" in p) {
-    return { ...base, prompt: p.prompt, style: p.style, ratio: p.ratio, ...(p.seed !== undefined && { seed: p.seed }) };
+    return {
+      ...base,
+      prompt: p.prompt,
+      style: p.style,
+      ratio: p.ratio,
+      ...(p.seed !== undefined && { seed: p.seed }),
+      ...(p.ai !== undefined && { ai: p.ai }),
+    };
   }
   return {
     ...base,

@@ -77,7 +77,10 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     throw new GenerationFailed("malformed image");
   }
   const seed = image.seed ?? input.seed;
-  const params = { prompt: input.prompt, model: input.model, style: input.style, ratio: input.ratio, seed };
+  const engineId = image.engine ?? engine.id;
+  const ai = image.ai ?? engine.ai;
+  const { prompt, model, style, ratio } = input;
+  const params = { prompt, model, style, ratio, seed, engine: engineId, ai };
   const stored = await storeImage(
     deps.storage,
     image.png,
@@ -91,8 +94,8 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     width: image.width,
     height: image.height,
     seed: image.seed,
-    engine: image.engine ?? engine.id,
-    ai: image.ai ?? engine.ai,
+    engine: engineId,
+    ai,
     expiresAt: stored.expiresAt,
     deleteToken: stored.deleteToken,
   };

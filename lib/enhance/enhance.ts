@@ -74,6 +74,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
     model: input.model,
     originalWidth: original.width,
     originalHeight: original.height,
+    engine: out.engine,
   };
   const stored = await storeImage(
     deps.storage,

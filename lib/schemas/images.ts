@@ -16,6 +16,8 @@ export const imageSchema = z
     created_at: z.iso.datetime(),
     expires_at: expiresAtSchema,
     model: z.string(),
+    engine: z.string().optional().meta({ description: "What produced the pixels, as in the 200 body." }),
+    ai: z.boolean().optional().meta({ description: "generate only: false for the built-in preview renderer." }),
     prompt: z.string().optional().meta({ description: "generate only." }),
     style: z.string().optional().meta({ description: "generate only." }),
     ratio: z.string().optional().meta({ description: "generate only." }),

@@ -7,10 +7,20 @@
 
 export type ImageKind = "generate" | "enhance";
 
-/** The request's fields: generate's prompt, model, style, ratio and seed; or enhance's strength, scale and model. */
+/**
+ * The request's fields: generate's prompt, model, style, ratio and seed; or enhance's strength, scale and model.
+ * Plus what produced the pixels (`engine`; `ai` is false for the built-in preview renderer).
+ */
 export type ImageParams =
-  | { prompt: string; model: string; style: string; ratio: string; seed?: number }
-  | { strength: number; scale: number; model: string; originalWidth: number; originalHeight: number };
+  | { prompt: string; model: string; style: string; ratio: string; seed?: number; engine?: string; ai?: boolean }
+  | {
+      strength: number;
+      scale: number;
+      model: string;
+      originalWidth: number;
+      originalHeight: number;
+      engine?: string;
+    };
 
 export type ImageRecord = {
   /** The storage id (a local file id or a Blob pathname), also the id in the API. */
