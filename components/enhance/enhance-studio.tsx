@@ -7,6 +7,8 @@ import { panel, primaryButton } from "@/components/ui/styles";
 import { UsageMeter } from "@/components/ui/usage-meter";
 import { type ClientError, callApi, type Quota } from "@/lib/client/api";
 import { describeError } from "@/lib/client/error-copy";
+import { type EnhanceHistoryItem, loadEnhanceHistory, saveEnhanceHistory } from "@/lib/client/history";
+import { deleteImageCall } from "@/lib/client/images";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
@@ -15,6 +17,7 @@ import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { DEFAULT_ENHANCE_MODEL, DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
+import { EnhanceHistory } from "./enhance-history";
 import { type EnhanceModel, EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
@@ -32,6 +35,9 @@ export function EnhanceStudio() {
   const [quota, setQuota] = useState<Quota | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const [resizing, setResizing] = useState(false);
+  const [history, setHistory] = useState<EnhanceHistoryItem[]>([]);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [historyError, setHistoryError] = useState<string | null>(null);
   const inFlight = useRef(false);
   const elapsed = useElapsed(startedAt);
   const limits = useMemo(() => uploadLimitsFrom(status), [status]);
@@ -42,6 +48,8 @@ export function EnhanceStudio() {
   }, [limits]);
   // A resize takes a moment; a newer pick in the meantime wins over the older one's late result.
   const pickSeq = useRef(0);
+
+  useEffect(() => setHistory(loadEnhanceHistory()), []);
 
   useEffect(() => {
     if (status?.enhance && !quota) {
@@ -109,14 +117,46 @@ export function EnhanceStudio() {
     const res = await callApi<EnhanceResponse>("/api/enhance", { method: "POST", body: form });
     if (res.quota) setQuota(res.quota);
     if (res.ok) {
-      setResult(res.data);
-      setAnnouncement(`Enhanced from ${res.data.original_size} to ${res.data.enhanced_size}.`);
+      const d = res.data;
+      setResult(d);
+      const item: EnhanceHistoryItem = {
+        id: d.id,
+        url: d.url,
+        originalSize: d.original_size,
+        enhancedSize: d.enhanced_size,
+        strength: d.strength,
+        scale: d.scale,
+        model: d.model,
+        engine: d.engine,
+        fileName: image.file.name,
+        createdAt: new Date().toISOString(),
+        expiresAt: d.expires_at,
+        deleteToken: d.delete_token,
+      };
+      setHistory((h) => saveEnhanceHistory([item, ...h.filter((x) => x.id !== item.id)]));
+      setAnnouncement(`Enhanced from ${d.original_size} to ${d.enhanced_size}.`);
     } else {
       setError(res.error);
       setAnnouncement(describeError(res.error, { quota: res.quota, now: Date.now(), noun: "enhancements" }).title);
     }
     setStartedAt(null);
     inFlight.current = false;
+  }
+
+  async function remove(item: EnhanceHistoryItem) {
+    if (deleting || !item.deleteToken) return;
+    setDeleting(item.id);
+    setHistoryError(null);
+    const res = await deleteImageCall(item.id, { deleteToken: item.deleteToken });
+    setDeleting(null);
+    // Already gone (expired, or deleted elsewhere) is as good as deleted.
+    if (res.ok || res.error.status === 404) {
+      setHistory((h) => saveEnhanceHistory(h.filter((x) => x.id !== item.id)));
+      if (result?.id === item.id) setResult(null);
+      setAnnouncement("Enhanced image deleted.");
+    } else {
+      setHistoryError(`Couldn't delete that image: ${res.error.message}`);
+    }
   }
 
   const [ew, eh] = (result?.enhanced_size ?? "0x0").split("x").map(Number);
@@ -234,6 +274,13 @@ export function EnhanceStudio() {
           )}
         </section>
       </div>
+      <EnhanceHistory
+        items={history}
+        onDelete={(item) => void remove(item)}
+        deleting={deleting}
+        onClear={() => setHistory(saveEnhanceHistory([]))}
+        error={historyError}
+      />
       <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
         {announcement}
       </p>

@@ -2,6 +2,7 @@
 "use client";
 import Link from "next/link";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ExpiryNote } from "@/components/ui/expiry-note";
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, secondaryButton } from "@/components/ui/styles";
@@ -70,6 +71,7 @@ export function ResultPanel({ item, startedAt, ratio }: Props) {
               </span>
               {!item.ai && <PreviewBadge engine={item.engine} />}
             </p>
+            <ExpiryNote expiresAt={item.expiresAt} />
           </figcaption>
           <div className="mt-3 flex flex-wrap gap-2">
             <a href={item.url} download={`darkroom-${item.id}.png`} className={secondaryButton} data-testid="download">

@@ -1,19 +1,26 @@
 // The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
+// History items can be reused (their settings fill the form) and deleted (with the image's delete token, or with a
+// pasted Pro key, whose images then come from the server).
 "use client";
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { UsageMeter } from "@/components/ui/usage-meter";
-import { type ClientError, postJson, type Quota } from "@/lib/client/api";
+import { type ClientError, callApi, postJson, type Quota } from "@/lib/client/api";
 import { describeError } from "@/lib/client/error-copy";
 import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
+import { authHeader, deleteImageCall } from "@/lib/client/images";
+import { useKeyLibrary } from "@/lib/client/use-key-library";
 import { useStatus } from "@/lib/client/use-status";
 import type { GenerateResponse } from "@/lib/schemas/generate";
+import type { StatusResponse } from "@/lib/schemas/status";
 import { GenerateButton } from "./generate-button";
 import { HistoryStrip } from "./history-strip";
 import { type ModelOption, ModelPicker } from "./model-picker";
+import { ProKeyForm } from "./pro-key-form";
 import { PromptField, promptProblem } from "./prompt-field";
 import { RatioPicker } from "./ratio-picker";
 import { ResultPanel } from "./result-panel";
+import { parseSeed, SeedField } from "./seed-field";
 import { type StyleOption, StylePicker } from "./style-picker";
 
 type Props = {
@@ -31,6 +38,11 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   const [model, setModel] = useState(defaults.model);
   const [style, setStyle] = useState(defaults.style);
   const [ratio, setRatio] = useState(defaults.ratio);
+  const [seed, setSeed] = useState("");
+  const [seedError, setSeedError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [historyError, setHistoryError] = useState<string | null>(null);
+  const library = useKeyLibrary();
   const [startedAt, setStartedAt] = useState<number | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
@@ -51,6 +63,20 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
     if (status && !quota)
       setQuota({ limit: status.limit_today, remaining: status.remaining, resetAtMs: Date.parse(status.reset_at) });
   }, [status, quota]);
+
+  // With a Pro key the meter shows the key's daily requests.
+  useEffect(() => {
+    if (!library.key) return;
+    void callApi<StatusResponse>("/api/status", { headers: authHeader(library.key) }).then((res) => {
+      if (res.ok) {
+        setQuota({
+          limit: res.data.limit_today,
+          remaining: res.data.remaining,
+          resetAtMs: Date.parse(res.data.reset_at),
+        });
+      }
+    });
+  }, [library.key]);
 
   const models: ModelOption[] = useMemo(
     () =>
@@ -74,14 +100,24 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       promptRef.current?.focus();
       return;
     }
+    const parsedSeed = parseSeed(seed);
+    if (parsedSeed.problem) {
+      setSeedError(parsedSeed.problem);
+      return;
+    }
     inFlight.current = true;
     setPromptError(null);
+    setSeedError(null);
     setError(null);
     setStartedAt(Date.now());
     setAnnouncement("Generating your image…");
     // On phones the result sits below the settings; bring the progress into view.
     resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    const res = await postJson<GenerateResponse>("/api/generate", { prompt, model, style, ratio });
+    const res = await postJson<GenerateResponse>(
+      "/api/generate",
+      { prompt, model, style, ratio, ...(parsedSeed.seed !== undefined && { seed: parsedSeed.seed }) },
+      library.key ? authHeader(library.key) : {},
+    );
     if (res.quota) setQuota(res.quota);
     if (res.ok) {
       const d = res.data;
@@ -97,10 +133,14 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         engine: d.engine,
         ai: d.ai,
         createdAt: new Date().toISOString(),
+        seed: d.seed,
+        expiresAt: d.expires_at,
+        deleteToken: d.delete_token,
       };
       setHistory((h) => saveHistory([item, ...h.filter((x) => x.id !== item.id)]));
+      if (library.key) library.prepend(item);
       setCurrent(item);
-      setAnnouncement(`Image ready. ${d.remaining} free generations left today.`);
+      setAnnouncement(`Image ready. ${d.remaining} ${library.key ? "" : "free "}generations left today.`);
       window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
     } else {
       setError(res.error);
@@ -108,6 +148,39 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
     }
     setStartedAt(null);
     inFlight.current = false;
+  }
+
+  function reuse(item: HistoryItem) {
+    setPrompt(item.prompt);
+    setPromptError(null);
+    if (models.some((m) => m.name === item.model)) setModel(item.model);
+    if (styles.some((s) => s.name === item.style)) setStyle(item.style);
+    if (ratios.includes(item.ratio)) setRatio(item.ratio);
+    setSeed(item.seed === undefined ? "" : String(item.seed));
+    setSeedError(null);
+    setAnnouncement("The form now has that image's prompt, model, style, ratio and seed.");
+    promptRef.current?.focus();
+    promptRef.current?.scrollIntoView({ block: "center", behavior: "smooth" });
+  }
+
+  async function remove(item: HistoryItem) {
+    if (deleting) return;
+    const auth = library.key ? { key: library.key } : item.deleteToken ? { deleteToken: item.deleteToken } : null;
+    if (!auth) return;
+    setDeleting(item.id);
+    setHistoryError(null);
+    const res = await deleteImageCall(item.id, auth);
+    setDeleting(null);
+    // Already gone (expired, or deleted elsewhere) is as good as deleted.
+    if (res.ok || res.error.status === 404) {
+      setHistory((h) => saveHistory(h.filter((x) => x.id !== item.id)));
+      library.remove(item.id);
+      if (current?.id === item.id) setCurrent(null);
+      setAnnouncement("Image deleted.");
+    } else {
+      setHistoryError(`Couldn't delete that image: ${res.error.message}`);
+      setAnnouncement(`Couldn't delete that image: ${res.error.message}`);
+    }
   }
 
   function onSubmit(e: FormEvent) {
@@ -125,7 +198,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           </p>
         </div>
         <div className="sm:w-[28rem]">
-          <UsageMeter quota={quota} noun="generations" plan={status?.plan} />
+          <UsageMeter quota={quota} noun="generations" plan={library.key ? "pro" : status?.plan} />
         </div>
       </div>
 
@@ -158,6 +231,14 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           <StylePicker styles={styles} value={style} onChange={setStyle} />
           <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />
           <ModelPicker models={models} value={model} onChange={setModel} />
+          <SeedField
+            value={seed}
+            onChange={(v) => {
+              setSeed(v);
+              if (seedError) setSeedError(null);
+            }}
+            error={seedError}
+          />
         </form>
         <div ref={resultRef} className="lg:col-span-7">
           <div className="lg:sticky lg:top-4">
@@ -167,16 +248,32 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       </div>
 
       <HistoryStrip
-        items={history}
+        items={library.key ? library.items : history}
+        source={library.key ? "key" : "browser"}
         currentId={current?.id ?? null}
         onSelect={(item) => {
           setCurrent(item);
           resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
         }}
+        onReuse={reuse}
+        onDelete={(item) => void remove(item)}
+        deleting={deleting}
         onClear={() => {
           setHistory(saveHistory([]));
           setCurrent(null);
         }}
+        onLoadMore={library.hasMore ? library.loadMore : undefined}
+        loading={library.loading}
+        keyForm={
+          <>
+            <ProKeyForm active={library.key !== null} onUse={library.use} onForget={library.forget} />
+            {(historyError ?? library.error) && (
+              <p className="mt-1 text-sm font-medium text-red-700 dark:text-red-300" role="alert">
+                {historyError ?? library.error}
+              </p>
+            )}
+          </>
+        }
       />
       <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
         {announcement}
