@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchImages } from "./images";
 import { benchMemory, benchPsnr, benchSpeed, findServerPid, serveReference, type Table } from "./neural";
 
 type Cannon = {
@@ -165,6 +166,7 @@ async function main() {
     await app.stop();
   }
   neuralTables.push(await benchMemory(async (a) => ({ Authorization: `Bearer ${(await createKey(a, "bench")).key}` })));
+  neuralTables.push(await benchImages());
 
   const head = ["measurement", "throughput", "latency", "ratio"];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
