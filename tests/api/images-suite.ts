@@ -14,6 +14,7 @@ const DAY_MS = 86_400_000;
 const TINY_RETENTION = "0.00001";
 
 const pro = (key: string) => ({ Authorization: `Bearer ${key}` });
+const CRON_SECRET = "cron-secret-for-the-images-suite";
 
 function assertNotFound(res: Reply) {
   assert.equal(res.status, 404, res.text);
@@ -60,7 +61,10 @@ export function runImagesSuite(backend: Backend) {
     before(async () => {
       backends = backend === "upstash" ? await startBackends() : undefined;
       // Any real disk has less free space than this: status must say so where DATA_DIR holds the data.
-      app = await startApp({ name: `images-${backend}`, env: { ...backends?.env, MIN_FREE_DISK_MB: "100000000" } });
+      app = await startApp({
+        name: `images-${backend}`,
+        env: { ...backends?.env, MIN_FREE_DISK_MB: "100000000", CRON_SECRET },
+      });
     });
     after(async () => {
       await app?.stop();
@@ -248,6 +252,25 @@ export function runImagesSuite(backend: Backend) {
         after.json.images.map((i: { id: string }) => i.id),
         [kept.id],
       );
+    });
+
+    it("runs the sweep from the cron route only with CRON_SECRET; otherwise the route does not exist", async () => {
+      for (const headers of [
+        {},
+        pro("nope"),
+        { Authorization: `Bearer ${CRON_SECRET}x` },
+        { Authorization: CRON_SECRET },
+      ]) {
+        assertNotFound(await call(app.url, "/api/cron/sweep-images", { headers, from: nextIp() }));
+      }
+      const res = await call(app.url, "/api/cron/sweep-images", {
+        headers: { Authorization: `Bearer ${CRON_SECRET}` },
+        from: nextIp(),
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.success, true);
+      assert.equal(res.json.removed, 0, "nothing is due at a 30-day retention");
+      assert.equal(res.json.more, false);
     });
 
     it("lets the operator delete one image, and an owner's images, from the command line", async () => {

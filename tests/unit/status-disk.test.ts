@@ -28,8 +28,8 @@ describe("free disk space", () => {
 });
 
 describe("image library configuration", () => {
-  it("reads IMAGE_RETENTION_DAYS (decimals, 0 = forever) and MIN_FREE_DISK_MB", () => {
-    assert.deepEqual(parseConfig({}).images, { retentionDays: 30, minFreeDiskMb: 512 });
+  it("reads IMAGE_RETENTION_DAYS (decimals, 0 = forever), MIN_FREE_DISK_MB and CRON_SECRET", () => {
+    assert.deepEqual(parseConfig({}).images, { retentionDays: 30, minFreeDiskMb: 512, cronSecret: undefined });
     assert.equal(parseConfig({ IMAGE_RETENTION_DAYS: "0.00001" }).images.retentionDays, 0.00001);
     assert.equal(parseConfig({ IMAGE_RETENTION_DAYS: "0" }).images.retentionDays, 0);
     assert.equal(parseConfig({ IMAGE_RETENTION_DAYS: " " }).images.retentionDays, 30, "blank is the default");
@@ -38,5 +38,7 @@ describe("image library configuration", () => {
       assert.throws(() => parseConfig({ IMAGE_RETENTION_DAYS: bad }), ConfigError, bad);
     }
     assert.throws(() => parseConfig({ MIN_FREE_DISK_MB: "lots" }), /MIN_FREE_DISK_MB/);
+    assert.equal(parseConfig({ CRON_SECRET: "s".repeat(16) }).images.cronSecret, "s".repeat(16));
+    assert.throws(() => parseConfig({ CRON_SECRET: "short" }), /CRON_SECRET/);
   });
 });
