@@ -9,9 +9,11 @@ import { serveCdnRequest } from "./app/cdn/serve-node";
 import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
+import { startImageSweeps } from "./lib/images/scheduler";
+import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
-import { createLocalStorage } from "./lib/storage/local";
+import { openImageStore, openStorage } from "./lib/services";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -41,10 +43,11 @@ async function main() {
 
   // Stored images are served here, before Next, which would drop their Content-Length. Creating the storage now
   // also clears what a crash left half-written.
-  const images = config.blobToken ? null : createLocalStorage(config.dataDir, config.publicCdnUrl);
+  const storage = openStorage(config);
+  const cdn = storage.kind === "local" ? storage : null;
 
   const server = http.createServer((req, res) => {
-    if (images && serveCdnRequest(images, req, res)) return;
+    if (cdn && serveCdnRequest(cdn, req, res)) return;
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
@@ -94,6 +97,9 @@ async function main() {
     console.log(
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
+    // Retention: a sweep now and then every hour, with this process's own store connection.
+    const images = openImageStore(config);
+    startImageSweeps(() => sweepImages({ images, storage, retentionDays: config.images.retentionDays }));
   });
 }
 

@@ -7,6 +7,7 @@ import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchQuotaBeforeCost } from "./hardening";
+import { benchImages } from "./images";
 import { benchJobs } from "./jobs";
 import { benchLocalEngines } from "./local-engines";
 import {
@@ -84,6 +85,11 @@ function printRows(rows: string[][]) {
 /** `npm run bench -- --usage-only`: just the usage history's cost, which needs two servers of its own. */
 async function mainUsageOnly() {
   printRows(await benchUsageRecording(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
+async function mainImagesOnly() {
+  printTable(await benchImages());
 }
 
 async function main() {
@@ -219,6 +225,8 @@ async function main() {
   neuralTables.push(await benchLocalEngines());
   // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
   rows.push(...(await benchUsageRecording(rounds)));
+  // 7. The image library: the retention sweep and the record written with each image.
+  neuralTables.push(await benchImages());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -232,7 +240,9 @@ const run = process.argv.includes("--reference-child")
   ? serveReference
   : process.argv.includes("--usage-only")
     ? mainUsageOnly
-    : main;
+    : process.argv.includes("--images-only")
+      ? mainImagesOnly
+      : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

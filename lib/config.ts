@@ -103,6 +103,17 @@ const envSchema = z
     PUBLIC_APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
     // 0 turns the usage history off.
     USAGE_HISTORY_DAYS: z.coerce.number().int().min(0).max(3660).default(90),
+
+    // Days an image is kept; decimals allowed, 0 keeps images forever.
+    IMAGE_RETENTION_DAYS: z.preprocess(
+      // An empty value means the default, not 0 (which would keep every image forever).
+      (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+      z.coerce.number().min(0).max(36_500).default(30),
+    ),
+    // Vercel Cron sends it as a Bearer token to /api/cron/sweep-images; unset, that route answers 404.
+    CRON_SECRET: optionalText.pipe(z.string().min(16, "CRON_SECRET must be at least 16 characters").optional()),
+    // Below this much free space on DATA_DIR, /api/status reports degraded; 0 turns the check off.
+    MIN_FREE_DISK_MB: nonNegativeInt(512),
   })
   .superRefine((env, ctx) => {
     // A half-configured backend must stop start: silently using the embedded store would split quotas.
@@ -269,6 +280,11 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     jobs: { leaseMs: env.JOB_LEASE_MS },
+    images: {
+      retentionDays: env.IMAGE_RETENTION_DAYS,
+      minFreeDiskMb: env.MIN_FREE_DISK_MB,
+      cronSecret: env.CRON_SECRET,
+    },
     generation: {
       timeoutMs: env.GENERATION_TIMEOUT_MS,
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env, local)).chains,

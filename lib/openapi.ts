@@ -7,6 +7,12 @@ import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhan
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
 import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
+import {
+  IMAGES_DEFAULT_LIMIT,
+  IMAGES_MAX_LIMIT,
+  imageDeleteResponseSchema,
+  imageListResponseSchema,
+} from "@/lib/schemas/images";
 import { jobAcceptedSchema, jobSchema } from "@/lib/schemas/jobs";
 import { API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
 import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
@@ -17,7 +23,16 @@ export type Endpoint = {
   path: string;
   summary: string;
   description: string;
-  auth: "key-or-browser" | "open";
+  /** "key": Pro keys only; "key-or-delete-token": the owning key, or the image's X-Delete-Token. */
+  auth: "key-or-browser" | "open" | "key" | "key-or-delete-token";
+  /** Query, path and header parameters. */
+  parameters?: {
+    name: string;
+    in: "query" | "path" | "header";
+    required: boolean;
+    description: string;
+    schema: JsonSchema;
+  }[];
   request?: { contentType: "application/json" | "multipart/form-data"; schema: z.ZodType; example?: unknown };
   response: z.ZodType;
   /** The 200 answer's media type, when it is not JSON (the events stream). */
@@ -54,10 +69,11 @@ const ASYNC_PARAMETERS = [
     schema: { type: "string", minLength: 1, maxLength: 255 },
   },
 ];
-const JOB_ID_PARAMETER = {
+const JOB_ID_PARAMETER: NonNullable<Endpoint["parameters"]>[number] = {
   name: "id",
   in: "path",
   required: true,
+  description: "The job's `id`, from the 202 answer.",
   schema: { type: "string", pattern: "^job_[a-f0-9]{32}$" },
 };
 
@@ -136,6 +152,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/api/jobs/{id}",
     anchor: "jobs-get",
+    parameters: [JOB_ID_PARAMETER],
     summary: "An async job",
     description:
       "The job's status, progress and, once finished, its result or error. Only the caller that created it sees it (404 for anyone else). Finished jobs are kept 24 hours. Uses no daily quota; at most 120 job reads a minute.",
@@ -148,6 +165,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "get",
     path: "/api/jobs/{id}/events",
     anchor: "jobs-events",
+    parameters: [JOB_ID_PARAMETER],
     summary: "Follow an async job",
     description:
       "Server-sent events: first the current state as a `progress` event (`{ status, progress }`), a `progress` event on each change, then exactly one of `succeeded` (data: the result), `failed` (data: the error) or `canceled`, and the stream closes. A comment line comes at least every 15 s. Works on any instance.",
@@ -161,6 +179,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "delete",
     path: "/api/jobs/{id}",
     anchor: "jobs-delete",
+    parameters: [JOB_ID_PARAMETER],
     summary: "Cancel an async job",
     description:
       "A queued job is dropped and its unit given back; a running job is stopped where the engine allows and keeps its unit (the cost was spent); a finished job answers 409 `job_finished`. Answers the job record.",
@@ -168,6 +187,61 @@ export const ENDPOINTS: Endpoint[] = [
     response: jobSchema,
     errors: [...JOB_ERRORS, "job_finished"],
     curl: (o) => `curl -X DELETE ${o}/api/jobs/job_… \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/api/images",
+    summary: "List your images",
+    description:
+      "The key's own stored images, newest first, a page at a time; follow `next_cursor` until it is null. Images past their `expires_at` are not listed. Pro keys only; uses no daily quota and counts on the 60-per-minute status guard.",
+    auth: "key",
+    parameters: [
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        description: `Images per page, 1 to ${IMAGES_MAX_LIMIT} (larger values are capped); default ${IMAGES_DEFAULT_LIMIT}.`,
+        schema: { type: "integer", minimum: 1, default: IMAGES_DEFAULT_LIMIT },
+      },
+      {
+        name: "cursor",
+        in: "query",
+        required: false,
+        description: "The `next_cursor` of the previous page, as given.",
+        schema: { type: "string" },
+      },
+    ],
+    response: imageListResponseSchema,
+    errors: ["invalid_request", "unauthorized", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl "${o}/api/images?limit=20" \\\n  ${KEY}`,
+  },
+  {
+    method: "delete",
+    path: "/api/images/{id}",
+    anchor: "images-delete",
+    summary: "Delete an image",
+    description:
+      "Deletes the image file and its record; its URL answers 404 afterwards. Allowed for the owning Pro key, or for anyone sending the `delete_token` of the generate or enhance answer as `X-Delete-Token` (no key needed). Anything else is 404 `not_found`, never 403. Uses no daily quota; counts on the 60-per-minute status guard.",
+    auth: "key-or-delete-token",
+    parameters: [
+      {
+        name: "id",
+        in: "path",
+        required: true,
+        description: "The image `id` (Blob ids contain slashes; send them as they are or percent-encoded).",
+        schema: { type: "string" },
+      },
+      {
+        name: "X-Delete-Token",
+        in: "header",
+        required: false,
+        description: "The `delete_token` from the answer that created the image.",
+        schema: { type: "string" },
+      },
+    ],
+    response: imageDeleteResponseSchema,
+    errors: ["unauthorized", "not_found", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl -X DELETE ${o}/api/images/$IMAGE_ID \\\n  -H "X-Delete-Token: $DELETE_TOKEN"`,
   },
   {
     method: "post",
@@ -222,6 +296,10 @@ function toComponent(schema: z.ZodType, io: "input" | "output", into: Record<str
 
 /** Responses may gain fields (the contract allows extras), so clients must not be told to reject unknown ones. */
 function allowExtraFields(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) allowExtraFields(item);
+    return;
+  }
   if (!node || typeof node !== "object") return;
   const obj = node as JsonSchema;
   if (obj.additionalProperties === false) delete obj.additionalProperties;
@@ -233,6 +311,20 @@ function describePromptLength(schemas: Record<string, JsonSchema>): void {
   const props = (schemas.GenerateRequest?.properties ?? {}) as Record<string, JsonSchema>;
   if (props.prompt) Object.assign(props.prompt, { minLength: 1, maxLength: PROMPT_MAX_CODE_POINTS, pattern: "\\S" });
   if (props.negative_prompt) Object.assign(props.negative_prompt, { maxLength: PROMPT_MAX_CODE_POINTS });
+}
+
+const SECURITY: Record<Endpoint["auth"], JsonSchema[]> = {
+  open: [],
+  "key-or-browser": [{ bearerAuth: [] }, { browser: [] }],
+  key: [{ bearerAuth: [] }],
+  "key-or-delete-token": [{ bearerAuth: [] }, { deleteToken: [] }],
+};
+
+/** "generate", "status", …; "listImages" and "deleteImage" for the library. */
+function operationIdOf(ep: Endpoint): string {
+  if (ep.path === "/api/images") return "listImages";
+  if (ep.path === "/api/images/{id}") return "deleteImage";
+  return `${ep.method}-${ep.path.replace("/api/", "").replace(/[{}]/g, "")}`;
 }
 
 export function statusOf(code: ErrorCode): number {
@@ -287,10 +379,10 @@ export function buildOpenApi(origin: string): JsonSchema {
       };
     }
     const operation: JsonSchema = {
-      operationId: `${ep.method}-${ep.path.replace("/api/", "").replace(/[{}]/g, "")}`,
+      operationId: operationIdOf(ep),
       summary: ep.summary,
       description: ep.description,
-      security: ep.auth === "open" ? [] : [{ bearerAuth: [] }, { browser: [] }],
+      security: SECURITY[ep.auth],
       responses,
       "x-codeSamples": [{ lang: "curl", source: ep.curl(origin) }],
     };
@@ -299,7 +391,7 @@ export function buildOpenApi(origin: string): JsonSchema {
       if (ep.request.example) media.example = ep.request.example;
       operation.requestBody = { required: true, content: { [ep.request.contentType]: media } };
     }
-    const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.path.includes("{id}") ? [JOB_ID_PARAMETER] : [])];
+    const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.parameters ?? [])];
     if (parameters.length > 0) operation.parameters = parameters;
     paths[ep.path] = { ...paths[ep.path], [ep.method]: operation };
   }
@@ -331,6 +423,12 @@ export function buildOpenApi(origin: string): JsonSchema {
           in: "header",
           name: "X-Requested-With",
           description: "`XMLHttpRequest`: the app's own pages on the Free plan, counted per IP.",
+        },
+        deleteToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Delete-Token",
+          description: "The `delete_token` of one image, from the answer that created it; deletes only that image.",
         },
       },
     },

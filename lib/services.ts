@@ -20,6 +20,9 @@ import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import type { ConsoleStore } from "@/lib/store/console";
 import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
 import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
+import type { ImageStore } from "@/lib/store/images";
+import { openSqliteImageStore } from "@/lib/store/images-sqlite";
+import { openUpstashImageStore } from "@/lib/store/images-upstash";
 import type { JobStore } from "@/lib/store/jobs";
 import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
 import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
@@ -41,6 +44,8 @@ export type Services = {
   config: Config;
   store: Store;
   storage: ImageStorage;
+  /** One record per stored image (lib/images). */
+  images: ImageStore;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -79,6 +84,12 @@ export function openUsageHistory(config: Config): UsageHistory {
   return openSqliteUsageHistory(config.dataDir, { keepDays });
 }
 
+/** Image records live in the same backend as the store. */
+export function openImageStore(config: Config): ImageStore {
+  if (config.upstash) return openUpstashImageStore(config.upstash);
+  return openSqliteImageStore(config.dataDir);
+}
+
 /** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
 export function openStorage(config: Config): ImageStorage {
   if (config.blobToken) return createVercelBlobStorage({ token: config.blobToken });
@@ -104,6 +115,7 @@ function createServices(): Services {
     store,
     statusGuard: config.upstash ? createUpstashGuard(config.upstash) : createMemoryWindow(),
     storage: openStorage(config),
+    images: openImageStore(config),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper,
     buckets: bucketsOf(config.limits),

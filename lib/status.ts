@@ -2,10 +2,11 @@
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
-import { describeEngines, describeGpuPools, hasFailingRoute } from "@/lib/engines";
+import { describeEngines, describeGpuPools } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
 import type { Plan } from "@/lib/quota/policies";
 import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
+import type { DiskCheck } from "@/lib/status-disk";
 import type { Usage } from "@/lib/store/types";
 
 export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
@@ -27,14 +28,29 @@ export type StatusInput = {
   enhanceUsage?: Usage;
   /** False when the store could not be read; the record then still answers, marked degraded. */
   storeHealthy: boolean;
+  /** Free space on DATA_DIR, when checked. */
+  disk?: DiskCheck | null;
   config: Config;
 };
 
-export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, config }: StatusInput): StatusResponse {
+export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, disk, config }: StatusInput): StatusResponse {
+  const engines = describeEngines();
+  const reasons: string[] = [];
+  if (!storeHealthy) reasons.push("The quota store cannot be reached.");
+  // A provider whose last calls all failed degrades the service as much as a store outage does.
+  const failing = engines.flatMap((m) => m.routes.filter((r) => r.failing).map((r) => `${m.name} (${r.route})`));
+  if (failing.length > 0) reasons.push(`Provider routes failing: ${failing.join(", ")}.`);
   const pools = describeGpuPools();
+  const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
+  if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
+  if (disk?.low) {
+    reasons.push(
+      `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,
+    );
+  }
   return {
-    // A provider whose last calls all failed degrades the service as much as a store outage does.
-    status: storeHealthy && !hasFailingRoute() ? "ok" : "degraded",
+    status: reasons.length === 0 ? "ok" : "degraded",
+    degraded_reasons: reasons,
     version: API_VERSION,
     usage_today: usage.used,
     limit_today: usage.limit,
@@ -44,7 +60,7 @@ export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, config }:
     ...(enhanceUsage && {
       enhance: { usage_today: enhanceUsage.used, limit_today: enhanceUsage.limit, remaining: enhanceUsage.remaining },
     }),
-    models: describeEngines().map((m) => ({
+    models: engines.map((m) => ({
       ...m,
       family: MODELS[m.name].family,
       description: MODELS[m.name].description,

@@ -13,6 +13,7 @@ const ACTIONS: Record<string, string> = {
   key_create: "Created key",
   key_revoke: "Revoked key",
   limit_change: "Changed limit",
+  images_delete: "Deleted key's images",
 };
 
 export function AuditPanel() {

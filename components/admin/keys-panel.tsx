@@ -76,6 +76,7 @@ function KeyRowView({
   const [editing, setEditing] = useState(false);
   const [limit, setLimit] = useState(String(row.daily_limit));
   const [confirming, setConfirming] = useState(false);
+  const [deleteImages, setDeleteImages] = useState(false);
   const [busy, setBusy] = useState(false);
 
   async function run(action: () => ReturnType<typeof adminApi.revoke>) {
@@ -159,15 +160,26 @@ function KeyRowView({
           )}
           {!row.revoked_at &&
             (confirming ? (
-              <button
-                type="button"
-                className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
-                disabled={busy}
-                onClick={() => run(() => adminApi.revoke(row.id))}
-              >
-                {busy && <Spinner className="size-3" />}
-                Confirm revoke
-              </button>
+              <div className="flex flex-col items-end gap-1">
+                <label className="flex items-center gap-1.5 text-xs whitespace-nowrap">
+                  <input
+                    type="checkbox"
+                    checked={deleteImages}
+                    onChange={(e) => setDeleteImages(e.target.checked)}
+                    className="size-4 accent-red-700"
+                  />
+                  Also delete its images
+                </label>
+                <button
+                  type="button"
+                  className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
+                  disabled={busy}
+                  onClick={() => run(() => adminApi.revoke(row.id, deleteImages))}
+                >
+                  {busy && <Spinner className="size-3" />}
+                  {deleteImages ? "Confirm revoke and delete images" : "Confirm revoke"}
+                </button>
+              </div>
             ) : (
               <button
                 type="button"

@@ -141,6 +141,21 @@ export function OverviewPanel() {
               </div>
             )}
           </div>
+          <div>
+            <h2 className="text-sm font-semibold">Image library</h2>
+            {now?.images && (
+              <p className="mt-2 text-sm" data-testid="images-overview">
+                {now.images.stored === null ? "Stored images: unknown" : `${now.images.stored} images stored`}
+                {" · "}
+                {now.images.retention_days > 0 ? `kept ${now.images.retention_days} days` : "kept until deleted"}
+                {" · "}
+                {now.images.sweeps.lastRunAt
+                  ? `last sweep ${new Date(now.images.sweeps.lastRunAt).toLocaleString()} removed ${now.images.sweeps.lastRemoved} (${now.images.sweeps.totalRemoved} since this instance started)`
+                  : "no sweep on this instance yet"}
+                {now.images.sweeps.lastError && ` · last sweep failed: ${now.images.sweeps.lastError}`}
+              </p>
+            )}
+          </div>
         </section>
       </div>
       <section className={`${panel} p-4 sm:p-5`} aria-labelledby="routes-title">

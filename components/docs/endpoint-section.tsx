@@ -16,6 +16,21 @@ function contentSchema(content: unknown, schemas: Record<string, Json>): Json {
   return resolve(media?.schema, schemas);
 }
 
+const METHOD_COLOURS: Record<Endpoint["method"], string> = {
+  get: "bg-sky-100 text-sky-900 dark:bg-sky-900/50 dark:text-sky-100",
+  post: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900/50 dark:text-emerald-100",
+  delete: "bg-red-100 text-red-900 dark:bg-red-900/50 dark:text-red-100",
+};
+
+const AUTH_NOTES: Record<Endpoint["auth"], string> = {
+  open: "No key needed.",
+  "key-or-browser":
+    "Needs Authorization: Bearer <key> (Pro), or X-Requested-With: XMLHttpRequest from the app's own pages (Free, per IP).",
+  key: "Needs Authorization: Bearer <key> (Pro).",
+  "key-or-delete-token":
+    "Needs Authorization: Bearer <key> of the key that made the image, or the image's X-Delete-Token (no key needed).",
+};
+
 export function EndpointSection({ endpoint, operation, schemas, origin }: Props) {
   const id = anchorOf(endpoint);
   const request = operation.requestBody as { content?: unknown } | undefined;
@@ -28,7 +43,7 @@ export function EndpointSection({ endpoint, operation, schemas, origin }: Props)
     >
       <h3 id={`ep-${id}`} className="flex flex-wrap items-center gap-2 text-lg font-semibold">
         <span
-          className={`rounded px-2 py-0.5 font-mono text-xs font-bold uppercase ${endpoint.method === "get" ? "bg-sky-100 text-sky-900 dark:bg-sky-900/50 dark:text-sky-100" : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900/50 dark:text-emerald-100"}`}
+          className={`rounded px-2 py-0.5 font-mono text-xs font-bold uppercase ${METHOD_COLOURS[endpoint.method]}`}
         >
           {endpoint.method}
         </span>
@@ -39,11 +54,7 @@ export function EndpointSection({ endpoint, operation, schemas, origin }: Props)
         </span>
       </h3>
       <p className="text-stone-700 dark:text-stone-300">{endpoint.description}</p>
-      <p className="text-sm text-stone-600 dark:text-stone-400">
-        {endpoint.auth === "open"
-          ? "No key needed."
-          : "Needs Authorization: Bearer <key> (Pro), or X-Requested-With: XMLHttpRequest from the app's own pages (Free, per IP)."}
-      </p>
+      <p className="text-sm text-stone-600 dark:text-stone-400">{AUTH_NOTES[endpoint.auth]}</p>
       <CodeBlock code={endpoint.curl(origin)} label={`curl: ${endpoint.method.toUpperCase()} ${endpoint.path}`} />
       {request && (
         <>

@@ -10,6 +10,8 @@ import { UsageMeter } from "@/components/ui/usage-meter";
 import { DEFAULT_ENHANCE_MODE, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import type { ClientError, Quota } from "@/lib/client/api";
 import { writeErrorCopy } from "@/lib/client/error-copy";
+import { type EnhanceHistoryItem, loadEnhanceHistory, saveEnhanceHistory } from "@/lib/client/history";
+import { deleteImageCall } from "@/lib/client/images";
 import { describeCancel } from "@/lib/client/job-copy";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
@@ -20,6 +22,7 @@ import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import { DEFAULT_STRENGTH } from "@/lib/schemas/enhance-rules";
 import { CompareSlider } from "./compare-slider";
 import { DropZone } from "./drop-zone";
+import { EnhanceHistory } from "./enhance-history";
 import { EnhanceOptions } from "./enhance-options";
 import { EnhanceResult } from "./enhance-result";
 import { ResizeNotice } from "./resize-notice";
@@ -40,9 +43,27 @@ export function EnhanceStudio() {
   const [quota, setQuota] = useState<Quota | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const [resizing, setResizing] = useState(false);
+  const [history, setHistory] = useState<EnhanceHistoryItem[]>([]);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [historyError, setHistoryError] = useState<string | null>(null);
   const job = useJob<EnhanceResponse, EnhanceMeta>("enhance", "enhance", {
     onSucceeded: (data, meta) => {
       setResult({ data, meta });
+      const item: EnhanceHistoryItem = {
+        id: data.id,
+        url: data.url,
+        originalSize: data.original_size,
+        enhancedSize: data.enhanced_size,
+        strength: data.strength,
+        scale: data.scale,
+        model: data.model,
+        engine: data.engine,
+        fileName: meta.fileName,
+        createdAt: new Date().toISOString(),
+        expiresAt: data.expires_at,
+        deleteToken: data.delete_token,
+      };
+      setHistory((h) => saveEnhanceHistory([item, ...h.filter((x) => x.id !== item.id)]));
       setAnnouncement(`Enhanced from ${data.original_size} to ${data.enhanced_size}.`);
     },
     onFailed: (err, failedQuota) => {
@@ -67,6 +88,24 @@ export function EnhanceStudio() {
   }, [limits]);
   // A resize takes a moment; a newer pick in the meantime wins over the older one's late result.
   const pickSeq = useRef(0);
+
+  useEffect(() => setHistory(loadEnhanceHistory()), []);
+
+  async function remove(item: EnhanceHistoryItem) {
+    if (deleting || !item.deleteToken) return;
+    setDeleting(item.id);
+    setHistoryError(null);
+    const res = await deleteImageCall(item.id, { deleteToken: item.deleteToken });
+    setDeleting(null);
+    // Already gone (expired, or deleted elsewhere) is as good as deleted.
+    if (res.ok || res.error.status === 404) {
+      setHistory((h) => saveEnhanceHistory(h.filter((x) => x.id !== item.id)));
+      if (result?.data.id === item.id) setResult(null);
+      setAnnouncement("Enhanced image deleted.");
+    } else {
+      setHistoryError(`Couldn't delete that image: ${res.error.message}`);
+    }
+  }
 
   useEffect(() => {
     if (status?.enhance && !quota) {
@@ -295,6 +334,13 @@ export function EnhanceStudio() {
           )}
         </section>
       </div>
+      <EnhanceHistory
+        items={history}
+        onDelete={(item) => void remove(item)}
+        deleting={deleting}
+        onClear={() => setHistory(saveEnhanceHistory([]))}
+        error={historyError}
+      />
       <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
         {announcement}
       </p>

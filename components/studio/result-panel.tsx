@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ExpiryNote } from "@/components/ui/expiry-note";
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, secondaryButton } from "@/components/ui/styles";
@@ -93,6 +94,7 @@ export function ResultPanel({ item, startedAt, ratio, progress }: Props) {
               </span>
               {!item.ai && <PreviewBadge engine={item.engine} />}
             </p>
+            <ExpiryNote expiresAt={item.expiresAt} />
           </figcaption>
           <div className="mt-3 flex flex-wrap gap-2">
             <a href={item.url} download={`darkroom-${item.id}.png`} className={secondaryButton} data-testid="download">

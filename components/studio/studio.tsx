@@ -1,27 +1,34 @@
 // The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
+// History items can be reused (their settings fill the form) and deleted (with the image's delete token, or with a
+// pasted Pro key, whose images then come from the server).
 "use client";
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { CancelNotice } from "@/components/ui/cancel-notice";
 import { ErrorNotice } from "@/components/ui/error-notice";
 import { JobProgress } from "@/components/ui/job-progress";
 import { UsageMeter } from "@/components/ui/usage-meter";
-import type { ClientError, Quota } from "@/lib/client/api";
+import { type ClientError, callApi, type Quota } from "@/lib/client/api";
 import { writeErrorCopy } from "@/lib/client/error-copy";
 import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
+import { authHeader, deleteImageCall } from "@/lib/client/images";
 import { describeCancel } from "@/lib/client/job-copy";
 import { useJob } from "@/lib/client/use-job";
+import { useKeyLibrary } from "@/lib/client/use-key-library";
 import { useStatus } from "@/lib/client/use-status";
 import type { GenerateResponse } from "@/lib/schemas/generate";
+import type { StatusResponse } from "@/lib/schemas/status";
 import { GenerateButton } from "./generate-button";
 import { HistoryStrip } from "./history-strip";
 import { type ModelOption, ModelPicker } from "./model-picker";
+import { ProKeyForm } from "./pro-key-form";
 import { PromptField, promptProblem } from "./prompt-field";
 import { RatioPicker } from "./ratio-picker";
 import { ResultPanel } from "./result-panel";
+import { parseSeed, SeedField } from "./seed-field";
 import { type StyleOption, StylePicker } from "./style-picker";
 
 /** What a reload needs to show the job again: the form as it was sent, and the prompt for the history. */
-type GenerateMeta = { prompt: string; model: string; style: string; ratio: string };
+type GenerateMeta = { prompt: string; model: string; style: string; ratio: string; seed: string };
 
 type Props = {
   /** From the catalog, so the pickers render before /api/status answers. */
@@ -38,6 +45,11 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   const [model, setModel] = useState(defaults.model);
   const [style, setStyle] = useState(defaults.style);
   const [ratio, setRatio] = useState(defaults.ratio);
+  const [seed, setSeed] = useState("");
+  const [seedError, setSeedError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [historyError, setHistoryError] = useState<string | null>(null);
+  const library = useKeyLibrary();
   const [error, setError] = useState<ClientError | null>(null);
   const [canceled, setCanceled] = useState<{ started: boolean } | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
@@ -57,6 +69,20 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
     if (status && !quota)
       setQuota({ limit: status.limit_today, remaining: status.remaining, resetAtMs: Date.parse(status.reset_at) });
   }, [status, quota]);
+
+  // With a Pro key the meter shows the key's daily requests.
+  useEffect(() => {
+    if (!library.key) return;
+    void callApi<StatusResponse>("/api/status", { headers: authHeader(library.key) }).then((res) => {
+      if (res.ok) {
+        setQuota({
+          limit: res.data.limit_today,
+          remaining: res.data.remaining,
+          resetAtMs: Date.parse(res.data.reset_at),
+        });
+      }
+    });
+  }, [library.key]);
 
   const models: ModelOption[] = useMemo(
     () =>
@@ -86,10 +112,14 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         engine: d.engine,
         ai: d.ai,
         createdAt: new Date().toISOString(),
+        seed: d.seed,
+        expiresAt: d.expires_at,
+        deleteToken: d.delete_token,
       };
       setHistory((h) => saveHistory([item, ...h.filter((x) => x.id !== item.id)]));
+      if (library.key) library.prepend(item);
       setCurrent(item);
-      setAnnouncement(`Image ready. ${d.remaining} free generations left today.`);
+      setAnnouncement(`Image ready. ${d.remaining} ${library.key ? "" : "free "}generations left today.`);
       window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
     },
     onFailed: (err, failedQuota) => {
@@ -109,6 +139,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       setModel(meta.model);
       setStyle(meta.style);
       setRatio(meta.ratio);
+      setSeed(meta.seed ?? "");
     },
   });
   const startedAt = job.state?.startedAt ?? null;
@@ -121,7 +152,13 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       promptRef.current?.focus();
       return;
     }
+    const parsedSeed = parseSeed(seed);
+    if (parsedSeed.problem) {
+      setSeedError(parsedSeed.problem);
+      return;
+    }
     setPromptError(null);
+    setSeedError(null);
     setError(null);
     setCanceled(null);
     // On phones the result sits below the settings; bring the progress into view.
@@ -130,11 +167,50 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       "/api/generate",
       {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ prompt, model, style, ratio }),
+        headers: { "Content-Type": "application/json", ...(library.key ? authHeader(library.key) : {}) },
+        body: JSON.stringify({
+          prompt,
+          model,
+          style,
+          ratio,
+          ...(parsedSeed.seed !== undefined && { seed: parsedSeed.seed }),
+        }),
       },
-      { prompt, model, style, ratio },
+      { prompt, model, style, ratio, seed },
     );
+  }
+
+  function reuse(item: HistoryItem) {
+    setPrompt(item.prompt);
+    setPromptError(null);
+    if (models.some((m) => m.name === item.model)) setModel(item.model);
+    if (styles.some((s) => s.name === item.style)) setStyle(item.style);
+    if (ratios.includes(item.ratio)) setRatio(item.ratio);
+    setSeed(item.seed === undefined ? "" : String(item.seed));
+    setSeedError(null);
+    setAnnouncement("The form now has that image's prompt, model, style, ratio and seed.");
+    promptRef.current?.focus();
+    promptRef.current?.scrollIntoView({ block: "center", behavior: "smooth" });
+  }
+
+  async function remove(item: HistoryItem) {
+    if (deleting) return;
+    const auth = library.key ? { key: library.key } : item.deleteToken ? { deleteToken: item.deleteToken } : null;
+    if (!auth) return;
+    setDeleting(item.id);
+    setHistoryError(null);
+    const res = await deleteImageCall(item.id, auth);
+    setDeleting(null);
+    // Already gone (expired, or deleted elsewhere) is as good as deleted.
+    if (res.ok || res.error.status === 404) {
+      setHistory((h) => saveHistory(h.filter((x) => x.id !== item.id)));
+      library.remove(item.id);
+      if (current?.id === item.id) setCurrent(null);
+      setAnnouncement("Image deleted.");
+    } else {
+      setHistoryError(`Couldn't delete that image: ${res.error.message}`);
+      setAnnouncement(`Couldn't delete that image: ${res.error.message}`);
+    }
   }
 
   function onSubmit(e: FormEvent) {
@@ -152,7 +228,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           </p>
         </div>
         <div className="sm:w-[28rem]">
-          <UsageMeter quota={quota} noun="generations" plan={status?.plan} />
+          <UsageMeter quota={quota} noun="generations" plan={library.key ? "pro" : status?.plan} />
         </div>
       </div>
 
@@ -186,6 +262,14 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           <StylePicker styles={styles} value={style} onChange={setStyle} />
           <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />
           <ModelPicker models={models} value={model} onChange={setModel} />
+          <SeedField
+            value={seed}
+            onChange={(v) => {
+              setSeed(v);
+              if (seedError) setSeedError(null);
+            }}
+            error={seedError}
+          />
         </form>
         <div ref={resultRef} className="lg:col-span-7">
           <div className="lg:sticky lg:top-4">
@@ -202,7 +286,8 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       </div>
 
       <HistoryStrip
-        items={history}
+        items={library.key ? library.items : history}
+        source={library.key ? "key" : "browser"}
         currentId={current?.id ?? null}
         onSelect={(item) => {
           setCurrent(item);
@@ -212,6 +297,21 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
           setHistory(saveHistory([]));
           setCurrent(null);
         }}
+        onReuse={reuse}
+        onDelete={(item) => void remove(item)}
+        deleting={deleting}
+        onLoadMore={library.hasMore ? library.loadMore : undefined}
+        loading={library.loading}
+        keyForm={
+          <>
+            <ProKeyForm active={library.key !== null} onUse={library.use} onForget={library.forget} />
+            {(historyError ?? library.error) && (
+              <p className="mt-1 text-sm font-medium text-red-700 dark:text-red-300" role="alert">
+                {historyError ?? library.error}
+              </p>
+            )}
+          </>
+        }
       />
       <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
         {announcement}

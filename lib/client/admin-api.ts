@@ -88,6 +88,17 @@ export type Overview = {
   free_caps: { generate: { used: number; limit: number } | null; enhance: { used: number; limit: number } | null };
   store: string;
   preview_models: string[];
+  images: {
+    stored: number | null;
+    retention_days: number;
+    sweeps: {
+      runs: number;
+      totalRemoved: number;
+      lastRunAt: string | null;
+      lastRemoved: number;
+      lastError: string | null;
+    };
+  };
 };
 
 export type AuditRow = {
@@ -123,7 +134,11 @@ export const adminApi = {
     callApi<IssuedKey>("/api/admin/keys", json("POST", body)),
   setLimit: (id: string, dailyLimit: number | null) =>
     callApi<KeyRow>(`/api/admin/keys/${encodeURIComponent(id)}`, json("PATCH", { daily_limit: dailyLimit })),
-  revoke: (id: string) => callApi<KeyRow>(`/api/admin/keys/${encodeURIComponent(id)}/revoke`, json("POST")),
+  revoke: (id: string, deleteImages = false) =>
+    callApi<KeyRow & { images_deleted?: number }>(
+      `/api/admin/keys/${encodeURIComponent(id)}/revoke${deleteImages ? "?delete_images=true" : ""}`,
+      json("POST"),
+    ),
   usage: (days: number) => callApi<AdminUsage>(`/api/admin/usage?days=${days}`),
   overview: () => callApi<Overview>("/api/admin/overview"),
   audit: () => callApi<{ entries: AuditRow[] }>("/api/admin/audit?limit=200"),

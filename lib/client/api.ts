@@ -60,10 +60,10 @@ export async function callApi<T>(path: string, init: RequestInit = {}): Promise<
   return { ok: false, error: readError(res.status, body, res.headers), quota };
 }
 
-export function postJson<T>(path: string, body: unknown): Promise<ApiResult<T>> {
+export function postJson<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> {
   return callApi<T>(path, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
 }

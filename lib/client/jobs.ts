@@ -3,6 +3,7 @@
 import type { JobProgress, JobStatus, JobView } from "@/lib/jobs/types";
 import type { StatusResponse } from "@/lib/schemas/status";
 import { type ApiResult, BROWSER_HEADERS, type ClientError, callApi, type Quota, readError } from "./api";
+import { authHeader, loadProKey } from "./images";
 import type { JobKind } from "./job-copy";
 import { SseParser } from "./sse";
 
@@ -35,18 +36,24 @@ export async function submitJob<T>(path: string, init: RequestInit): Promise<Sub
 
 const jobPath = (id: string) => `/api/jobs/${encodeURIComponent(id)}`;
 
+/** A job made with the Pro key pasted in this tab is the key's: reading, following and cancelling it need the key. */
+function keyHeaders(): Record<string, string> {
+  const key = loadProKey();
+  return key ? authHeader(key) : {};
+}
+
 export function readJob<T>(id: string): Promise<ApiResult<JobView & { result?: T }>> {
-  return callApi(jobPath(id));
+  return callApi(jobPath(id), { headers: keyHeaders() });
 }
 
 /** 409 job_finished when it finished first; the events stream then brings the outcome. */
 export function cancelJob(id: string): Promise<ApiResult<JobView>> {
-  return callApi(jobPath(id), { method: "DELETE" });
+  return callApi(jobPath(id), { method: "DELETE", headers: keyHeaders() });
 }
 
 /** The day's quota of one kind of work, after a job gave its unit back. */
 export async function fetchQuota(kind: JobKind): Promise<Quota | null> {
-  const res = await callApi<StatusResponse>("/api/status");
+  const res = await callApi<StatusResponse>("/api/status", { headers: keyHeaders() });
   if (!res.ok) return null;
   const counter = kind === "enhance" ? (res.data.enhance ?? res.data) : res.data;
   return { limit: counter.limit_today, remaining: counter.remaining, resetAtMs: Date.parse(res.data.reset_at) };
@@ -107,7 +114,7 @@ async function streamOnce<T>(id: string, opts: FollowOptions): Promise<Step<T>> 
   try {
     stillAlive();
     const res = await fetch(`${jobPath(id)}/events`, {
-      headers: { ...BROWSER_HEADERS, Accept: "text/event-stream" },
+      headers: { ...BROWSER_HEADERS, ...keyHeaders(), Accept: "text/event-stream" },
       cache: "no-store",
       signal: controller.signal,
     });

@@ -7,3 +7,14 @@ export function formatDuration(ms: number): string {
   if (h === 0) return `${m} m`;
   return m === 0 ? `${h} h` : `${h} h ${m} m`;
 }
+
+/** "Expires in 29 days", "Expires in 3 h 5 m", "Kept until deleted"; empty for items saved before expiry existed. */
+export function formatExpiry(expiresAt: string | null | undefined, now: number): string {
+  if (expiresAt === undefined) return "";
+  if (expiresAt === null) return "Kept until deleted";
+  const left = Date.parse(expiresAt) - now;
+  if (left <= 0) return "Expired";
+  const days = Math.floor(left / 86_400_000);
+  if (days >= 2) return `Expires in ${days} days`;
+  return `Expires in ${formatDuration(left)}`;
+}

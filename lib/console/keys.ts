@@ -1,6 +1,8 @@
 // Pro keys in the console: the table (with last use and usage), creating, revoking and per-key daily limits.
 import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
 import { NotFound } from "@/lib/errors";
+import { deleteImagesOf, type LibraryDeps } from "@/lib/images/library";
+import { imageOwnerOf } from "@/lib/images/owner";
 import { type Buckets, dailyBucketOf } from "@/lib/quota/policies";
 import type { KeyRecord } from "@/lib/store/types";
 import { lastDates, type UsageHistory } from "@/lib/store/usage-history";
@@ -92,14 +94,33 @@ export async function createConsoleKey(
 }
 
 /** Revokes a key (taking effect on its next request); revoking again keeps the first time and logs nothing. */
-export async function revokeConsoleKey(deps: KeyDeps, id: string, actor: Actor): Promise<KeyView> {
+/**
+ * Revokes a key (its next request is refused) and, when asked, deletes every image it made: files and records, on
+ * either storage backend. Asking again on a revoked key deletes what is left.
+ */
+export async function revokeConsoleKey(
+  deps: KeyDeps & Partial<Pick<LibraryDeps, "images" | "storage">>,
+  id: string,
+  actor: Actor,
+  opts: { deleteImages?: boolean } = {},
+): Promise<KeyView & { images_deleted?: number }> {
   const before = await deps.console.findKey(id);
   if (!before) throw new NotFound("No key with that id.");
   if (!before.revokedAt) {
     await deps.store.revokeKey(id, new Date().toISOString());
     await audit(deps.console, actor, "key_revoke", id);
   }
-  return viewKey(deps, id);
+  if (!opts.deleteImages || !deps.images || !deps.storage) return viewKey(deps, id);
+  const library = { images: deps.images, storage: deps.storage, retentionDays: deps.config.images.retentionDays };
+  const { removed, failed } = await deleteImagesOf(imageOwnerOf({ keyId: id, identity: "" }, deps.pepper), library);
+  await audit(
+    deps.console,
+    actor,
+    "images_delete",
+    id,
+    `${removed} image${removed === 1 ? "" : "s"} deleted${failed > 0 ? `, ${failed} left to retry` : ""}`,
+  );
+  return { ...(await viewKey(deps, id)), images_deleted: removed };
 }
 
 /** Sets a key's own daily limit, or with null returns it to PRO_REQUESTS_PER_DAY; in force from its next request. */
@@ -117,15 +138,16 @@ export async function setKeyLimit(deps: KeyDeps, id: string, limit: number | nul
   return viewKey(deps, id);
 }
 
-/**
- * A key's signing secret. Keys made since the console have a random one stored with them; an older key keeps the
- * one derived from the pepper (what it was shown until now), stored on first read.
- */
 /** The signing secret of a key known only by id (a job's webhook); the derived one if the key is gone. */
 export async function signingSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, keyId: string): Promise<string> {
   const key = await deps.console.findKey(keyId);
   return key ? webhookSecretOf(deps, key) : webhookSecretFor(keyId, deps.pepper);
 }
+
+/**
+ * A key's signing secret. Keys made since the console have a random one stored with them; an older key keeps the
+ * one derived from the pepper (what it was shown until now), stored on first read.
+ */
 
 export async function webhookSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, key: KeyRecord): Promise<string> {
   if (key.webhookSecret) return key.webhookSecret;

@@ -4,7 +4,9 @@ import type { Config } from "@/lib/config";
 import { describeEngines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
+import { getImageSweepStats, type SweepStats } from "@/lib/images/sweep";
 import type { Buckets } from "@/lib/quota/policies";
+import type { ImageStore } from "@/lib/store/images";
 import type { Store } from "@/lib/store/types";
 import type { WorkQueue } from "@/lib/work/queue";
 
@@ -20,6 +22,8 @@ export type Overview = {
   store: Store["kind"];
   /** Models served by the built-in preview engine alone. */
   preview_models: string[];
+  /** Stored images now (null when the store cannot count them), and this instance's retention sweeps. */
+  images: { stored: number | null; retention_days: number; sweeps: SweepStats };
 };
 
 type Deps = {
@@ -27,6 +31,7 @@ type Deps = {
   buckets: Buckets;
   config: Config;
   queues: { generate: WorkQueue; enhance: WorkQueue };
+  images: ImageStore;
 };
 
 export async function consoleOverview(deps: Deps): Promise<Overview> {
@@ -46,9 +51,10 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     return { used: usage.used, limit: usage.limit };
   };
   const { work } = deps.config;
-  const [generateCap, enhanceCap] = await Promise.all([
+  const [generateCap, enhanceCap, stored] = await Promise.all([
     cap(deps.buckets.freeGlobalGenerations),
     cap(deps.buckets.freeGlobalEnhancements),
+    deps.images.count().catch(() => null),
   ]);
   return {
     routes: [...routes].map(([route, models]) => ({ route, models, ...routeHealth(route) })),
@@ -63,5 +69,6 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     free_caps: { generate: generateCap, enhance: enhanceCap },
     store: deps.store.kind,
     preview_models: previewModels,
+    images: { stored, retention_days: deps.config.images.retentionDays, sweeps: getImageSweepStats() },
   };
 }

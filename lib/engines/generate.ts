@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
 import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { DomainError, GenerationFailed } from "@/lib/errors";
+import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
@@ -18,7 +19,7 @@ export type GenerateInput = {
   negativePrompt?: string;
 };
 
-export type GenerateDeps = {
+export type GenerateDeps = RecordDeps & {
   requestId: string;
   /** Aborts when the caller goes away or cancels. */
   signal: AbortSignal;
@@ -44,6 +45,9 @@ export type GeneratedResult = {
   seed?: number;
   engine: string;
   ai: boolean;
+  /** ISO 8601, or null when kept forever. */
+  expiresAt: string | null;
+  deleteToken: string;
 };
 
 export async function generateImage(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedResult> {
@@ -84,14 +88,27 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     log.error("engine returned a malformed image", { request_id: deps.requestId, engine: engine.id });
     throw new GenerationFailed("malformed image");
   }
-  const stored = await deps.storage.putPng(image.png, deps.origin);
+  const seed = image.seed ?? input.seed;
+  const engineId = image.engine ?? engine.id;
+  const ai = image.ai ?? engine.ai;
+  const { prompt, model, style, ratio } = input;
+  const params = { prompt, model, style, ratio, seed, engine: engineId, ai };
+  const stored = await storeImage(
+    deps.storage,
+    image.png,
+    deps.origin,
+    { kind: "generate", params, width: image.width, height: image.height },
+    deps,
+  );
   return {
     id: stored.id,
     url: stored.url,
     width: image.width,
     height: image.height,
     seed: image.seed,
-    engine: image.engine ?? engine.id,
-    ai: image.ai ?? engine.ai,
+    engine: engineId,
+    ai,
+    expiresAt: stored.expiresAt,
+    deleteToken: stored.deleteToken,
   };
 }

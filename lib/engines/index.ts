@@ -66,14 +66,6 @@ function describeChain(name: ModelName, routes: Route[]): EngineDescription {
   };
 }
 
-/** A configured provider route whose recent calls all failed makes the service degraded, as does a pool with every server out. */
-export function hasFailingRoute(): boolean {
-  return (
-    describeEngines().some((m) => m.routes.some((r) => r.failing)) ||
-    describeGpuPools().some((p) => p.servers.every((s) => s.health === "out"))
-  );
-}
-
 /** The local GPU pools and their servers' health, without their URLs. */
 export function describeGpuPools(): PoolDescription[] {
   return describeLocalPools(getConfig().generation.local);

@@ -2,6 +2,7 @@
 import type { Config } from "@/lib/config";
 import type { WorkProgress } from "@/lib/engines/types";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
+import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
@@ -12,7 +13,7 @@ import type { ModelChoice } from "./types";
 
 export type EnhanceInput = { bytes: Buffer; strength: number; scale: 2 | 4; model: ModelChoice };
 
-export type EnhanceDeps = {
+export type EnhanceDeps = RecordDeps & {
   requestId: string;
   /** Aborts when the caller goes away or cancels. */
   signal: AbortSignal;
@@ -34,6 +35,9 @@ export type EnhancedResult = {
   enhancedSize: string;
   scale: number;
   engine: string;
+  /** ISO 8601, or null when kept forever. */
+  expiresAt: string | null;
+  deleteToken: string;
 };
 
 export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Promise<EnhancedResult> {
@@ -74,13 +78,31 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
     deps.onQueued,
   );
   deps.onProgress?.({ fraction: 1, stage: "storing" });
-  const stored = await deps.storage.putPng(result.out.png, deps.origin);
+  const scale = Number(result.out.scale.toFixed(4));
+  const { original, out } = result;
+  const params = {
+    strength: input.strength,
+    scale,
+    model: input.model,
+    originalWidth: original.width,
+    originalHeight: original.height,
+    engine: out.engine,
+  };
+  const stored = await storeImage(
+    deps.storage,
+    out.png,
+    deps.origin,
+    { kind: "enhance", params, width: out.width, height: out.height },
+    deps,
+  );
   return {
     id: stored.id,
     url: stored.url,
-    originalSize: `${result.original.width}x${result.original.height}`,
-    enhancedSize: `${result.out.width}x${result.out.height}`,
-    scale: Number(result.out.scale.toFixed(4)),
-    engine: result.out.engine,
+    originalSize: `${original.width}x${original.height}`,
+    enhancedSize: `${out.width}x${out.height}`,
+    scale,
+    engine: out.engine,
+    expiresAt: stored.expiresAt,
+    deleteToken: stored.deleteToken,
   };
 }

@@ -19,6 +19,8 @@ export const createKeySchema = z
   })
   .refine((v) => v.label !== undefined || v.email !== undefined, { message: "label is required", path: ["label"] });
 
+export const revokeQuerySchema = z.object({ delete_images: z.enum(["true", "false"]).optional() });
+
 export const patchKeySchema = z.object({ daily_limit: dailyLimitSchema.nullable() });
 
 export const bulkApproveSchema = z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(100) });

@@ -8,6 +8,7 @@ import {
   joinWithOr,
 } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_STRENGTH } from "./enhance-rules";
+import { deleteTokenSchema, expiresAtSchema } from "./image-fields";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
 export {
@@ -73,6 +74,8 @@ export const enhanceResponseSchema = z
     }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
+    expires_at: expiresAtSchema,
+    delete_token: deleteTokenSchema,
   })
   .meta({ id: "EnhanceResponse" });
 

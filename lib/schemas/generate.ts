@@ -4,6 +4,7 @@ import type { ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_CATALOG, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
 import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
+import { deleteTokenSchema, expiresAtSchema } from "./image-fields";
 
 export const INVALID_MODEL_MESSAGE = `Unsupported model. Use one of: ${MODEL_NAMES.join(", ")}.`;
 
@@ -57,6 +58,8 @@ export const generateResponseSchema = z
       .string()
       .meta({ description: 'The route that produced the image; "preview" is the built-in renderer, not an AI model.' }),
     ai: z.boolean().meta({ description: "False when the image came from the built-in preview renderer." }),
+    expires_at: expiresAtSchema,
+    delete_token: deleteTokenSchema,
   })
   .meta({ id: "GenerateResponse" });
 

@@ -14,6 +14,9 @@ const perModeShape = Object.fromEntries(ENHANCE_MODE_NAMES.map((m) => [m, z.stri
 export const statusResponseSchema = z
   .object({
     status: z.enum(["ok", "degraded"]),
+    degraded_reasons: z
+      .array(z.string())
+      .meta({ description: "Why status is degraded (empty when ok): store down, provider routes failing, low disk." }),
     version: z.literal(API_VERSION),
     usage_today: z.int().min(0),
     limit_today: z.int().min(0),

@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   "key_create",
   "key_revoke",
   "limit_change",
+  "images_delete",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

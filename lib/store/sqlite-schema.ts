@@ -96,6 +96,27 @@ const MIGRATIONS: readonly string[] = [
      actor TEXT NOT NULL,
      detail TEXT
    );`,
+  // 6: image records (lib/store/images-sqlite.ts). lease_until is null while a record is live; a claimed record
+  // keeps it until it is finished or its lease runs out. Listing, sweeping and claiming each have their index.
+  `CREATE TABLE IF NOT EXISTS images (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     url TEXT NOT NULL,
+     params TEXT NOT NULL,
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     token_hash TEXT NOT NULL,
+     lease_until INTEGER,
+     lease_id TEXT
+   );
+   CREATE INDEX IF NOT EXISTS images_by_owner ON images (owner, created_at, id);
+   CREATE INDEX IF NOT EXISTS images_by_expiry ON images (expires_at) WHERE lease_until IS NULL;
+   CREATE INDEX IF NOT EXISTS images_by_created ON images (created_at) WHERE lease_until IS NULL;
+   CREATE INDEX IF NOT EXISTS images_by_lease ON images (lease_until) WHERE lease_until IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -40,6 +40,7 @@ function createScripts(redis: Redis) {
 }
 type Scripts = ReturnType<typeof createScripts>;
 
+/** The process's client for one Upstash database (shared with the image store, lib/store/images-upstash.ts). */
 export function clientFor(url: string, token: string, timeoutMs: number) {
   const id = `${url}\n${token}\n${timeoutMs}`;
   let client = clients.get(id);

@@ -501,6 +501,36 @@ export function runAdminSuite(backend: Backend) {
       );
     });
 
+    it("revokes a key and, when asked, deletes every image it made", async () => {
+      const { key, id } = await createKey(app, "leaving");
+      const made = [];
+      for (const prompt of ["a parting gift", "another one"]) {
+        const res = await generate(
+          app.url,
+          { prompt },
+          { headers: { Authorization: `Bearer ${key}` }, from: nextIp() },
+        );
+        assert.equal(res.status, 200, res.text);
+        made.push(res.json as { url: string });
+      }
+      for (const image of made) assert.equal((await fetch(image.url)).status, 200);
+      assertError(
+        await admin(`/api/admin/keys/${id}/revoke?delete_images=maybe`, { method: "POST" }),
+        400,
+        "invalid_request",
+      );
+
+      const revoked = await admin(`/api/admin/keys/${id}/revoke?delete_images=true`, { method: "POST" });
+      assert.equal(revoked.status, 200, revoked.text);
+      assert.ok(revoked.json.revoked_at, revoked.text);
+      assert.equal(revoked.json.images_deleted, 2);
+      for (const image of made) assert.equal((await fetch(image.url)).status, 404);
+      const after = await generate(app.url, { prompt: "too late" }, { headers: { Authorization: `Bearer ${key}` } });
+      assert.equal(after.status, 401, after.text);
+      const audit = (await admin("/api/admin/audit")).json.entries as { action: string; target: string }[];
+      assert.ok(audit.some((e) => e.action === "images_delete" && e.target === id));
+    });
+
     async function createdKeyId(key: string): Promise<string> {
       const account = await call(app.url, "/api/account", { headers: { Authorization: `Bearer ${key}` } });
       return account.json.key.id;

@@ -1,5 +1,6 @@
 // The real app with its images folder on a tiny tmpfs: generating until the disk is full answers 503 busy with the
-// unit given back and no partial file; freeing space lets it work again; a crash's temp files go at start.
+// unit given back, no partial file and no orphan record; deleting images frees space and lets it work again; a
+// crash's temp files go at start.
 // Needs permission to mount a tmpfs (root with CAP_SYS_ADMIN); skipped otherwise.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -8,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import sharp from "sharp";
 import { type App, startApp, tempDataDir } from "../helpers/app";
 import { call, generate, type Reply } from "../helpers/http";
@@ -65,11 +67,13 @@ describe("image storage full", { skip }, () => {
     assert.equal((await call(app!.url, `/cdn/${oldImage}`)).status, 200);
   });
 
-  it("answers 503 busy with the unit given back, and leaves no partial file", async () => {
+  it("answers 503 busy with the unit given back, and leaves no partial file and no orphan record", async () => {
     let last: Reply | undefined;
+    const stored: Reply[] = [];
     let res = await ask("a lighthouse at dusk, 0");
     for (let i = 1; res.status === 200 && i < 30; i++) {
       last = res;
+      stored.push(res);
       res = await ask(`a lighthouse at dusk, ${i}`);
     }
     assert.ok(last, "the first generation already failed");
@@ -98,8 +102,23 @@ describe("image storage full", { skip }, () => {
     assert.ok(last.json.url.endsWith(`/cdn/${last.json.id}.png`));
     assert.ok(names.includes(`${last.json.id}.png`));
 
-    // Space freed (as a retention sweep or deletions would): the next generation works, without a restart.
-    for (const name of names) if (name !== oldImage) fs.rmSync(path.join(imagesDir, name));
+    // Exactly the successful generations have records, each with its file: nothing for the refused ones.
+    const db = new Database(path.join(dataDir, "darkroom.db"), { readonly: true });
+    const recorded = (db.prepare("SELECT id FROM images").all() as { id: string }[]).map((r) => r.id);
+    db.close();
+    assert.deepEqual(recorded.sort(), stored.map((r) => r.json.id).sort());
+    for (const id of recorded) assert.ok(names.includes(`${id}.png`), `record ${id} has its file`);
+
+    // Space freed by deleting images through the API: the next generation works, without a restart.
+    for (const r of stored) {
+      const gone = await call(app!.url, `/api/images/${r.json.id}`, {
+        method: "DELETE",
+        headers: { "X-Delete-Token": r.json.delete_token },
+        from,
+      });
+      assert.equal(gone.status, 200, gone.text);
+    }
+    assert.deepEqual(fs.readdirSync(imagesDir), [oldImage]);
     const after = await ask("after some room was made");
     assert.equal(after.status, 200, after.text);
     assert.equal(Number(after.headers["x-ratelimit-remaining"]), Number(last.headers["x-ratelimit-remaining"]) - 1);

@@ -91,6 +91,8 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   assert.deepEqual(Object.keys(doc.paths).sort(), [
     "/api/enhance",
     "/api/generate",
+    "/api/images",
+    "/api/images/{id}",
     "/api/jobs/{id}",
     "/api/jobs/{id}/events",
     "/api/status",

@@ -70,7 +70,8 @@ export async function startApp(
 
   const stop = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    // A child killed by a signal has signalCode set and exitCode null: stopped too, and its exit already fired.
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise<void>((r) => c.once("exit", () => r()));
     try {
       process.kill(-c.pid!, "SIGTERM");

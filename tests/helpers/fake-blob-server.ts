@@ -20,6 +20,8 @@ export type FakeBlobServer = {
   token: string;
   /** Every accepted PUT, for asserting the headers the client sent. */
   puts: RecordedPut[];
+  /** Every pathname a delete asked for, in order, whether or not it existed (twice = deleted twice). */
+  deleted: string[];
   /** Answer every API request with this error until cleared with null (blob downloads keep working). */
   failApi(fault: BlobApiFault | null): void;
   /** Leave API requests unanswered until turned off (they are then dropped). */
@@ -50,6 +52,7 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
   const token = `vercel_blob_rw_fakestore_${crypto.randomBytes(12).toString("hex")}`;
   const blobs = new Map<string, StoredBlob>();
   const puts: RecordedPut[] = [];
+  const deleted: string[] = [];
   let origin = "";
   let fault: BlobApiFault | null = null;
   let hanging = false;
@@ -120,7 +123,10 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
     }
     if (req.method === "POST" && route === "/delete") {
       const { urls } = JSON.parse(body.toString("utf8") || "{}") as { urls?: string[] };
-      for (const u of urls ?? []) blobs.delete(pathnameOf(u));
+      for (const u of urls ?? []) {
+        blobs.delete(pathnameOf(u));
+        deleted.push(pathnameOf(u));
+      }
       return [200, {}];
     }
     return [400, { error: { code: "bad_request", message: `unsupported ${req.method} ${url.pathname}` } }];
@@ -167,6 +173,7 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
     apiUrl: `${origin}/api`,
     token,
     puts,
+    deleted,
     failApi(next) {
       fault = next;
     },

@@ -1,5 +1,6 @@
 // POST /api/enhance – enhance and upscale an uploaded photo, synchronously or as an async job.
 import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
+import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
@@ -23,7 +24,14 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     if (replay) return replay;
     const usage = await quota.take();
 
-    const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.enhance, config: svc.config };
+    const deps = {
+      requestId,
+      origin,
+      storage: svc.storage,
+      queue: svc.queues.enhance,
+      config: svc.config,
+      ...recordDepsFor(svc, caller),
+    };
     if (mode.async) {
       const job = await acceptJob(
         svc.runner,
@@ -58,6 +66,9 @@ function bodyOf(input: EnhanceInput, image: EnhancedResult, usage: Usage): Enhan
     engine: image.engine,
     usage: usage.used,
     remaining: usage.remaining,
+    // Image library: when the image goes, and the token that deletes it.
+    expires_at: image.expiresAt,
+    delete_token: image.deleteToken,
   };
 }
 

@@ -1,6 +1,7 @@
 // POST /api/generate – generate an image from a prompt, synchronously or as an async job.
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
+import { recordDepsFor } from "@/lib/api/image-records";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
@@ -23,7 +24,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   if (replay) return replay;
   const usage = await quota.take();
 
-  const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate };
+  const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...recordDepsFor(svc, caller) };
   if (mode.async) {
     const job = await acceptJob(
       svc.runner,
@@ -55,6 +56,9 @@ function bodyOf(input: GenerateInput, image: GeneratedResult, usage: Usage): Gen
     seed: image.seed,
     engine: image.engine,
     ai: image.ai,
+    // Image library: when the image goes, and the token that deletes it.
+    expires_at: image.expiresAt,
+    delete_token: image.deleteToken,
   };
 }
 

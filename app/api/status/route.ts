@@ -2,6 +2,7 @@
 import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { buildStatus, serializeStatus } from "@/lib/status";
+import { checkDisk } from "@/lib/status-disk";
 import { emptyUsage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
@@ -12,15 +13,19 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
 
   // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
   const enhanceBucket = svc.buckets.freeEnhancements;
-  const [usage, enhanceUsage] = await Promise.all([
+  // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
+  const usesDisk = svc.store.kind === "sqlite" || svc.storage.kind === "local";
+  const [usage, enhanceUsage, disk] = await Promise.all([
     quota.read(),
     caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
+    usesDisk ? checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
   ]);
   const status = buildStatus({
     plan: caller.plan,
     usage: usage ?? quota.usage(),
     enhanceUsage: caller.plan === "free" ? (enhanceUsage ?? emptyUsage(enhanceBucket)) : undefined,
     storeHealthy: usage !== null && enhanceUsage !== null,
+    disk,
     config: svc.config,
   });
   return serializeStatus(status);

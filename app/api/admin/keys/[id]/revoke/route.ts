@@ -1,10 +1,16 @@
-// POST /api/admin/keys/{id}/revoke – revoke a key; its next request is refused.
+// POST /api/admin/keys/{id}/revoke – revoke a key; its next request is refused. With ?delete_images=true, every
+// image the key made is deleted too (the answer counts them in images_deleted).
+import { parseQuery } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { revokeConsoleKey } from "@/lib/console/keys";
+import { revokeQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ svc, params, actor }) => revokeConsoleKey(svc, params.id, actor));
+export const POST = withAdmin(async ({ req, svc, params, actor }) => {
+  const { delete_images } = parseQuery(req, revokeQuerySchema);
+  return revokeConsoleKey(svc, params.id, actor, { deleteImages: delete_images === "true" });
+});
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

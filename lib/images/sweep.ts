@@ -1,0 +1,119 @@
+// The retention sweep: removes images past their expires_at or older than the retention configured now. Safe on
+// several instances at once: records are claimed atomically before their files are touched, so each image is
+// deleted by one sweeper, and only due records are ever claimed, so nothing goes early. Each run is bounded.
+import { describeError, log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
+import { dueAt, type LibraryDeps, newLease, removeClaimed } from "./library";
+
+export type SweepOptions = {
+  /**
+   * Records claimed at once.
+   * @default 500
+   */
+  batch?: number;
+  /**
+   * Most images one run removes; the rest waits for the next run.
+   * @default 5000
+   */
+  maxPerRun?: number;
+  /**
+   * Longest a run keeps claiming new batches.
+   * @default 300_000
+   */
+  maxRunMs?: number;
+  /**
+   * How long a claim holds; work not started well inside it is handed back.
+   * @default 600_000
+   */
+  leaseMs?: number;
+  /** The clock, for tests and the bench. */
+  now?: () => number;
+};
+
+export type SweepResult = {
+  removed: number;
+  failed: number;
+  /** True when the run stopped at its bounds with due images left: run again soon. */
+  more: boolean;
+  ms: number;
+};
+
+/** What this process's sweeps have done, for the operators' console. */
+export type SweepStats = {
+  runs: number;
+  totalRemoved: number;
+  totalFailed: number;
+  lastRunAt: string | null;
+  lastRemoved: number;
+  lastError: string | null;
+};
+
+const stats = processSingleton<SweepStats>("image-sweep-stats", () => ({
+  runs: 0,
+  totalRemoved: 0,
+  totalFailed: 0,
+  lastRunAt: null,
+  lastRemoved: 0,
+  lastError: null,
+}));
+
+/** A copy of this process's sweep figures (each instance counts its own). */
+export function getImageSweepStats(): SweepStats {
+  return { ...stats };
+}
+
+export async function sweepImages(deps: LibraryDeps, opts: SweepOptions = {}): Promise<SweepResult> {
+  const batch = opts.batch ?? 500;
+  const maxPerRun = opts.maxPerRun ?? 5000;
+  const maxRunMs = opts.maxRunMs ?? 300_000;
+  const leaseMs = opts.leaseMs ?? 600_000;
+  const now = opts.now ?? Date.now;
+  const started = performance.now();
+  let removed = 0;
+  let failed = 0;
+  let more = false;
+  try {
+    for (let claimed = 0; ; ) {
+      if (claimed >= maxPerRun || performance.now() - started >= maxRunMs) {
+        more = true;
+        break;
+      }
+      const at = now();
+      const lease = newLease(at, leaseMs);
+      const due = await deps.images.claimDue(
+        lease,
+        dueAt(at, deps.retentionDays),
+        Math.min(batch, maxPerRun - claimed),
+      );
+      if (due.length === 0) break;
+      claimed += due.length;
+      // Clock for the lease: `now` may be a test's clock, but the lease deadline is real time.
+      const result = await removeClaimed(due, lease, deps.images, deps.storage, {
+        stopAt: Date.now() + leaseMs - Math.min(60_000, leaseMs / 2),
+      });
+      removed += result.removed;
+      failed += result.failed;
+      // Files that would not go (storage down) are left for the next run rather than retried in a loop.
+      if (result.failed > 0 || result.released > 0) {
+        more = result.released > 0;
+        break;
+      }
+    }
+    stats.lastError = null;
+  } catch (err) {
+    stats.lastError = err instanceof Error ? err.message : String(err);
+    log.warn("image sweep stopped early", { removed, failed, ...describeError(err) });
+    throw err;
+  } finally {
+    stats.runs++;
+    stats.totalRemoved += removed;
+    stats.totalFailed += failed;
+    stats.lastRemoved = removed;
+    stats.lastRunAt = new Date().toISOString();
+  }
+  const ms = Math.round(performance.now() - started);
+  if (removed > 0 || failed > 0 || more) {
+    log.info("image sweep", { removed, failed, more, ms, retention_days: deps.retentionDays });
+  }
+  return { removed, failed, more, ms };
+}
