@@ -550,17 +550,17 @@ export async function benchConcurrentUploads(auth: (app: App) => Promise<Record<
       `8 × ${fmt(jpeg.length / 1e6, 2)} MB noisy JPEG (${side}²) → ${target.width}×${target.height} at once`,
       `${fmt(peak, 0)} MB`,
       `${fmt((performance.now() - t) / 1000)} s for all 8 · ${ok.length}/8 answered 200 (${statuses.join(" ")})`,
-      peak <= 1536 ? "≤ 1.5 GB ✓" : "> 1.5 GB ✗",
+      `${fmt(peak / 1536, 2)}× of 1.5 GB`,
     ]);
     rows.push(["  RSS sampled every 200 ms during them (max)", `${fmt(sampledMax, 0)} MB`, "", ""]);
   } finally {
     await app.stop();
   }
   return {
-    head: ["server memory, large uploads (fresh process)", "peak RSS (VmHWM)", "time", "target ≤ 1.5 GB"],
+    head: ["server memory, large uploads (fresh process)", "peak RSS (VmHWM)", "time", "reported (no target)"],
     rows,
     notes: [
-      `Default pool and queue: ENHANCE_WORKERS = ENHANCE_CONCURRENCY = ${os.availableParallelism()}, ENHANCE_QUEUE = 8, so ${os.availableParallelism()} run and the rest wait with their uploads decoded or not, as the route holds them.`,
+      `Default pool and queue: ENHANCE_WORKERS = ENHANCE_CONCURRENCY = ${os.availableParallelism()}, ENHANCE_QUEUE = 8, so ${os.availableParallelism()} run and the rest wait with their uploads decoded or not, as the route holds them. The 1.5 GB target applies to the 1024² case above; this row is shown against it for scale.`,
     ],
   };
 }
