@@ -19,16 +19,17 @@ runWebhookOutboxSuite("sqlite", async () => {
   return { open: () => openSqliteWebhookOutbox(dir) };
 });
 
-it("adds the outbox table to a file the store already opened at version 2", async () => {
+it("adds the outbox table to a file written before it (version 2, 1.0's schema)", async () => {
   const dir = freshDir();
   const file = path.join(dir, DB_FILE);
-  // A file as the previous release left it: version 2, without the outbox.
-  const first = openSqliteStore(dir);
-  assert.equal(await first.ping(), true);
-  await first.close();
   const old = new Database(file);
-  old.exec("DROP TABLE webhook_deliveries");
-  old.pragma("user_version = 2");
+  old.exec(`CREATE TABLE usage (bucket TEXT NOT NULL, identity TEXT NOT NULL, window_start INTEGER NOT NULL,
+      used INTEGER NOT NULL, PRIMARY KEY (bucket, identity, window_start)) WITHOUT ROWID;
+    CREATE INDEX usage_by_window ON usage (window_start);
+    CREATE TABLE api_keys (id TEXT PRIMARY KEY, label TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, last4 TEXT NOT NULL,
+      plan TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
+    CREATE TABLE waitlist (email TEXT PRIMARY KEY, use_case TEXT, created_at TEXT NOT NULL);
+    PRAGMA user_version = 2;`);
   old.close();
 
   const store = openSqliteStore(dir);
