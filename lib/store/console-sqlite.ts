@@ -3,7 +3,7 @@
 import type Database from "better-sqlite3";
 import { AUDIT_KEEP, type AuditAction, type AuditEntry, type ConsoleStore, type WaitlistStatus } from "./console";
 import { type KeyRow, toKey } from "./sqlite";
-import { openSqliteConnection } from "./sqlite-connection";
+import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
 
 type WaitlistRow = {
@@ -66,7 +66,7 @@ function toWaitlist(row: WaitlistRow) {
 }
 
 export function openSqliteConsoleStore(dataDir: string, opts: RetryOptions = {}): ConsoleStore {
-  const { db, run } = openSqliteConnection(dataDir, "sqlite console", prepare, opts);
+  const { db, run } = openSqliteFile(dataDir, "sqlite console", prepare, opts);
   return {
     async listWaitlist() {
       return (await run("listWaitlist", (s) => s.listWaitlist.all())).map(toWaitlist);

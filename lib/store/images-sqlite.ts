@@ -1,13 +1,10 @@
 // Image records in the embedded SQLite file (its own connection, same file and migrations as the quota store).
 // Each claim is one UPDATE … RETURNING, atomic across every process that shares the file.
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { ImageParams, ImageRecord, ImageStore } from "./images";
 import { parsePosition, positionOf } from "./images";
-import { DB_FILE } from "./sqlite";
-import { BUSY_TIMEOUT_MS, type RetryOptions, retryLocked } from "./sqlite-retry";
-import { migrate } from "./sqlite-schema";
+import { openSqliteFile } from "./sqlite-file";
+import type { RetryOptions } from "./sqlite-retry";
 
 type Row = {
   id: string;
@@ -100,24 +97,9 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-type Statements = ReturnType<typeof prepareStatements>;
-
 export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): ImageStore {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE));
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  let statements: Statements | undefined;
-  const setUp = (): Statements => {
-    if (statements) return statements;
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    migrate(db);
-    statements = prepareStatements(db);
-    return statements;
-  };
   // Every statement here is one atomic write or a read: a locked attempt changed nothing and can run again.
-  const run = <T>(what: string, fn: (s: Statements) => T): Promise<T> =>
-    retryLocked(`images.${what}`, () => fn(setUp()), opts);
+  const { db, run } = openSqliteFile(dataDir, "sqlite images", prepareStatements, opts);
   const cutoffOf = (cutoff: number | null) => cutoff ?? NO_CUTOFF;
 
   return {

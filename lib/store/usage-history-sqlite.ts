@@ -3,7 +3,7 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { describeError, log } from "@/lib/log";
-import { openSqliteConnection } from "./sqlite-connection";
+import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
 import { DAY_MS } from "./types";
 import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "./usage-history";
@@ -48,7 +48,7 @@ export function openSqliteUsageHistory(
   dataDir: string,
   opts: RetryOptions & { keepDays: number },
 ): UsageHistory & { prune(now?: number): Promise<number> } {
-  const { db, run } = openSqliteConnection(dataDir, "sqlite usage history", prepare, opts);
+  const { db, run } = openSqliteFile(dataDir, "sqlite usage history", prepare, opts);
   let nextPruneAt = 0;
   let closed = false;
   let pruning: Promise<unknown> | undefined;
