@@ -14,7 +14,7 @@ import {
   imageListResponseSchema,
 } from "@/lib/schemas/images";
 import { jobAcceptedSchema, jobSchema } from "@/lib/schemas/jobs";
-import { API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
+import { API_REVISION, API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
 import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
 
 type JsonSchema = Record<string, unknown>;
@@ -404,6 +404,7 @@ export function buildOpenApi(origin: string): JsonSchema {
     info: {
       title: "Darkroom API",
       version: API_VERSION,
+      "x-api-revision": API_REVISION,
       description:
         "Image generation and enhancement. Send `Authorization: Bearer <key>` (Pro). Daily windows reset at 00:00 UTC.",
     },

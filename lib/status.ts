@@ -5,7 +5,7 @@ import type { Config } from "@/lib/config";
 import { describeEngines, describeGpuPools } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
 import type { Plan } from "@/lib/quota/policies";
-import { API_VERSION, type StatusResponse } from "@/lib/schemas/status";
+import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 import type { DiskCheck } from "@/lib/status-disk";
 import type { Usage } from "@/lib/store/types";
 
@@ -52,6 +52,7 @@ export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, disk, con
     status: reasons.length === 0 ? "ok" : "degraded",
     degraded_reasons: reasons,
     version: API_VERSION,
+    api_revision: API_REVISION,
     usage_today: usage.used,
     limit_today: usage.limit,
     remaining: usage.remaining,

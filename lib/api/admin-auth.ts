@@ -72,13 +72,16 @@ export function clearedSessionCookie(secure: boolean): string {
 }
 
 /**
- * True when the request says it comes from a page of this very host (the Origin header browsers send on every
- * state-changing fetch). No Origin at all is refused: a cookie call must prove where it comes from.
+ * True when the request says it comes from the console's own page (the Origin header browsers send on every
+ * state-changing fetch): the host it was sent to, or the configured PUBLIC_APP_URL (a reverse proxy may rewrite
+ * Host on the way in). No Origin at all is refused: a cookie call must prove where it comes from.
  */
-export function isSameOrigin(req: Request): boolean {
+export function isSameOrigin(req: Request, publicAppUrl?: string): boolean {
   const origin = req.headers.get("origin");
   const host = req.headers.get("host");
-  if (!origin || !host || origin === "null") return false;
+  if (!origin || origin === "null") return false;
+  if (publicAppUrl !== undefined && origin === new URL(publicAppUrl).origin) return true;
+  if (!host) return false;
   try {
     const url = new URL(origin);
     if (url.host.toLowerCase() !== host.toLowerCase()) return false;

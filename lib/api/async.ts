@@ -3,8 +3,9 @@
 import crypto from "node:crypto";
 import { after } from "next/server";
 import type { Caller } from "@/lib/auth/identify";
-import type { JobRunner, JobWork } from "@/lib/jobs/runner";
+import type { JobWork } from "@/lib/jobs/runner";
 import type { JobKind } from "@/lib/jobs/types";
+import type { Services } from "@/lib/services";
 import type { JobStore, StoredResponse } from "@/lib/store/jobs";
 import { checkWebhookUrl } from "@/lib/webhooks";
 import { ApiError } from "./errors";
@@ -33,12 +34,29 @@ export function asyncModeOf(
   return { async: true as const, webhookUrl: checkWebhookUrl(webhookUrl, allowHosts).toString() };
 }
 
-/** Accepts the work as a job holding the request's units, and answers 202 with where to follow it. */
+/**
+ * Accepts the work as a job holding the request's units, and answers 202 with where to follow it. A Pro key revoked
+ * while its job waits stops it as it leaves the queue: the job fails as `unauthorized` and the unit comes back.
+ */
 export async function acceptJob(
-  runner: JobRunner,
+  svc: Pick<Services, "runner" | "console">,
   input: { kind: JobKind; caller: Caller; quota: Quota; webhookUrl?: string; origin: string },
   work: JobWork,
 ): Promise<{ response: Response; done: Promise<void> }> {
+  const { runner } = svc;
+  const keyId = input.caller.keyId;
+  const checked: JobWork = keyId
+    ? (ctx) =>
+        work({
+          ...ctx,
+          begin: async () => {
+            const key = await svc.console.findKey(keyId);
+            if (!key || key.revokedAt)
+              throw new ApiError("unauthorized", "The key was revoked before the job started.");
+            await ctx.begin();
+          },
+        })
+    : work;
   const record = runner.newRecord({
     kind: input.kind,
     owner: input.caller.identity,
@@ -48,7 +66,7 @@ export async function acceptJob(
     plan: input.caller.plan,
     model: input.quota.noted.model,
   });
-  const { done } = await runner.accept(record, work);
+  const { done } = await runner.accept(record, checked);
   input.quota.handOff();
   const location = `/api/jobs/${record.id}`;
   const body = {

@@ -1,11 +1,12 @@
 // The wrapper around every /api/admin route: 404 while ADMIN_TOKEN is unset, then the token as a Bearer or the
 // console's session cookie (401 otherwise), and for cookie calls that change something, the same-origin check
 // (403). Answers are JSON in the usual bodies, never cached.
-import { readClientIp } from "@/lib/auth/identify";
+import { identityOfIp, readClientIp } from "@/lib/auth/identify";
 import type { Actor } from "@/lib/console/actor";
 import { getServices, type Services } from "@/lib/services";
-import { isSameOrigin, readCookie, SESSION_COOKIE, tokenMatches, verifySession } from "./admin-auth";
+import { isSameOrigin, readCookie, SESSION_COOKIE, SIGN_IN_BUCKET, tokenMatches, verifySession } from "./admin-auth";
 import { ApiError } from "./errors";
+import { secondsUntil } from "./headers";
 import { errorResponse, newRequestId, originOf, respond } from "./with-api";
 
 export type AdminContext = {
@@ -27,23 +28,38 @@ export function consoleDisabled(): ApiError {
   return new ApiError("not_found", "No such API endpoint. See /docs.");
 }
 
-/** Checks the admin credential of a request; throws 401 (or 403 for a cross-origin cookie call). */
-export function authenticateAdmin(req: Request, svc: Services): Actor["via"] {
+/**
+ * Checks the admin credential of a request; throws 401 (or 403 for a cross-origin cookie call). A wrong Bearer token
+ * counts as a failed sign-in of its address, and past the ten an hour every Bearer from there is refused with 429,
+ * as on the sign-in form. Right tokens cost nothing, so scripts may call in parallel.
+ */
+export async function authenticateAdmin(req: Request, svc: Services): Promise<Actor["via"]> {
   const admin = svc.config.admin;
   if (!admin) throw consoleDisabled();
   const auth = req.headers.get("authorization");
   if (auth !== null) {
+    const identity = identityOfIp(readClientIp(req, svc));
+    const failures = await svc.store.peek(SIGN_IN_BUCKET, identity);
+    if (failures.remaining <= 0) throw tooManyFailures(failures.resetMs);
     const presented = /^Bearer +(\S+) *$/i.exec(auth)?.[1];
     if (presented !== undefined && tokenMatches(presented, admin.token)) return "token";
+    const counted = await svc.store.take(SIGN_IN_BUCKET, identity);
+    if (!counted.ok) throw tooManyFailures(counted.resetMs);
     throw new ApiError("unauthorized", "The admin token is missing or wrong.");
   }
   if (verifySession(readCookie(req, SESSION_COOKIE), admin.token, svc.pepper) === null) {
     throw new ApiError("unauthorized", "Sign in at /admin, or send the admin token as a Bearer.");
   }
-  if (MUTATING.has(req.method) && !isSameOrigin(req)) {
+  if (MUTATING.has(req.method) && !isSameOrigin(req, svc.config.publicAppUrl)) {
     throw new ApiError("forbidden", "A change made with the console's cookie must come from the console's own page.");
   }
   return "session";
+}
+
+function tooManyFailures(resetMs: number): ApiError {
+  return new ApiError("rate_limited", "Too many failed sign-ins from this address. Try again later.", {
+    retryAfter: secondsUntil(resetMs),
+  });
 }
 
 export function withAdmin(
@@ -53,7 +69,7 @@ export function withAdmin(
     const requestId = newRequestId();
     try {
       const svc = getServices();
-      const via = authenticateAdmin(req, svc);
+      const via = await authenticateAdmin(req, svc);
       const raw = (await route?.params) ?? {};
       const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
       const result = await handler({

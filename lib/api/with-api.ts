@@ -88,7 +88,8 @@ export function withApi(
       const apiError = toApiError(err, requestId);
       await quota?.fail().catch((e) => toApiError(e, requestId));
       await idempotency?.release().catch((e) => toApiError(e, requestId));
-      await recordUsage?.(apiError.status);
+      // A repeat refused for its Idempotency-Key is the first request again, counted once already.
+      if (!apiError.code.startsWith("idempotency_")) await recordUsage?.(apiError.status);
       return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
     }
   };

@@ -36,24 +36,36 @@ export async function submitJob<T>(path: string, init: RequestInit): Promise<Sub
 
 const jobPath = (id: string) => `/api/jobs/${encodeURIComponent(id)}`;
 
-/** A job made with the Pro key pasted in this tab is the key's: reading, following and cancelling it need the key. */
-function keyHeaders(): Record<string, string> {
-  const key = loadProKey();
+/**
+ * Who a job belongs to: a job submitted with the Pro key pasted in this tab is the key's, and reading, following and
+ * cancelling it need the key; any other job is the browser's (its address), and must be read without a key.
+ */
+export type JobAuth = Record<string, string>;
+
+/** The credential of a job submitted with `headers`. */
+export function jobAuthOf(headers: HeadersInit | undefined): JobAuth {
+  const authorization = new Headers(headers).get("authorization");
+  return authorization ? { Authorization: authorization } : {};
+}
+
+/** After a reload: the pasted key again, for a job that was submitted with one. */
+function jobAuthFor(withKey: boolean): JobAuth {
+  const key = withKey ? loadProKey() : null;
   return key ? authHeader(key) : {};
 }
 
-export function readJob<T>(id: string): Promise<ApiResult<JobView & { result?: T }>> {
-  return callApi(jobPath(id), { headers: keyHeaders() });
+export function readJob<T>(id: string, auth: JobAuth): Promise<ApiResult<JobView & { result?: T }>> {
+  return callApi(jobPath(id), { headers: auth });
 }
 
 /** 409 job_finished when it finished first; the events stream then brings the outcome. */
-export function cancelJob(id: string): Promise<ApiResult<JobView>> {
-  return callApi(jobPath(id), { method: "DELETE", headers: keyHeaders() });
+export function cancelJob(id: string, auth: JobAuth): Promise<ApiResult<JobView>> {
+  return callApi(jobPath(id), { method: "DELETE", headers: auth });
 }
 
 /** The day's quota of one kind of work, after a job gave its unit back. */
-export async function fetchQuota(kind: JobKind): Promise<Quota | null> {
-  const res = await callApi<StatusResponse>("/api/status", { headers: keyHeaders() });
+export async function fetchQuota(kind: JobKind, auth: JobAuth): Promise<Quota | null> {
+  const res = await callApi<StatusResponse>("/api/status", { headers: auth });
   if (!res.ok) return null;
   const counter = kind === "enhance" ? (res.data.enhance ?? res.data) : res.data;
   return { limit: counter.limit_today, remaining: counter.remaining, resetAtMs: Date.parse(res.data.reset_at) };
@@ -70,6 +82,7 @@ export function outcomeOf<T>(job: JobView & { result?: T }): JobOutcome<T> | nul
 type FollowOptions = {
   onState: (status: JobStatus, progress: JobProgress) => void;
   signal: AbortSignal;
+  auth: JobAuth;
 };
 
 // The server sends a comment at least every 15 s; a stream silent for longer is stuck behind something.
@@ -114,7 +127,7 @@ async function streamOnce<T>(id: string, opts: FollowOptions): Promise<Step<T>> 
   try {
     stillAlive();
     const res = await fetch(`${jobPath(id)}/events`, {
-      headers: { ...BROWSER_HEADERS, ...keyHeaders(), Accept: "text/event-stream" },
+      headers: { ...BROWSER_HEADERS, ...opts.auth, Accept: "text/event-stream" },
       cache: "no-store",
       signal: controller.signal,
     });
@@ -151,7 +164,7 @@ async function streamOnce<T>(id: string, opts: FollowOptions): Promise<Step<T>> 
 }
 
 async function pollOnce<T>(id: string, opts: FollowOptions): Promise<Step<T>> {
-  const res = await readJob<T>(id);
+  const res = await readJob<T>(id, opts.auth);
   if (!res.ok) {
     if (res.error.code === "network") return { progressed: false };
     return refusalOf<T>(res.error);
@@ -208,7 +221,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const PENDING_KEY = "darkroom.jobs.v1";
 
 export type JobPage = "studio" | "enhance";
-export type PendingJob<M> = { id: string; startedAt: number; meta: M };
+/** `withKey`: submitted with the pasted Pro key (never the key itself: that stays where the studio keeps it). */
+export type PendingJob<M> = { id: string; startedAt: number; meta: M; withKey?: boolean };
 
 function readPending(): Partial<Record<JobPage, PendingJob<unknown>>> {
   try {
@@ -243,5 +257,15 @@ export function forgetJob(page: JobPage, id: string) {
 export function rememberedJob<M>(page: JobPage): PendingJob<M> | null {
   const job = readPending()[page];
   if (!job || typeof job.id !== "string" || !/^job_[a-f0-9]{32}$/.test(job.id)) return null;
-  return { id: job.id, startedAt: Number(job.startedAt) || Date.now(), meta: job.meta as M };
+  return {
+    id: job.id,
+    startedAt: Number(job.startedAt) || Date.now(),
+    meta: job.meta as M,
+    withKey: job.withKey === true,
+  };
+}
+
+/** The credential to follow a remembered job with. */
+export function rememberedAuth(job: PendingJob<unknown>): JobAuth {
+  return jobAuthFor(job.withKey === true);
 }

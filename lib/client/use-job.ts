@@ -9,10 +9,13 @@ import {
   fetchQuota,
   followJob,
   forgetJob,
+  type JobAuth,
   type JobOutcome,
   type JobPage,
+  jobAuthOf,
   outcomeOf,
   readJob,
+  rememberedAuth,
   rememberedJob,
   rememberJob,
   submitJob,
@@ -50,7 +53,7 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
   const busy = useRef(false);
   const follow = useRef<AbortController | null>(null);
   /** The job being followed; settling clears it, so an outcome seen twice (cancel answer and stream) counts once. */
-  const active = useRef<{ id: string; meta: M } | null>(null);
+  const active = useRef<{ id: string; meta: M; auth: JobAuth } | null>(null);
   const lastLabel = useRef("");
 
   const announceChange = useCallback(
@@ -66,6 +69,7 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
   const settle = useCallback(
     async (id: string, meta: M, outcome: JobOutcome<T>) => {
       if (outcome.status === "aborted" || active.current?.id !== id) return;
+      const { auth } = active.current;
       active.current = null;
       forgetJob(page, id);
       const h = handlersRef.current;
@@ -78,7 +82,7 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
       lastLabel.current = "";
       // A failed or cancelled job may have given its unit back; the stream's answers carry no quota headers for it.
       if (outcome.status !== "succeeded") {
-        const quota = await fetchQuota(kind);
+        const quota = await fetchQuota(kind, auth);
         if (quota) handlersRef.current.onQuota(quota);
       }
     },
@@ -86,12 +90,13 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
   );
 
   const track = useCallback(
-    async (id: string, meta: M) => {
+    async (id: string, meta: M, auth: JobAuth) => {
       follow.current?.abort();
       const controller = new AbortController();
       follow.current = controller;
       const outcome = await followJob<T>(id, {
         signal: controller.signal,
+        auth,
         onState: (status, progress) => {
           if (status !== "queued" && status !== "running") return;
           setState((s) =>
@@ -123,10 +128,12 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
         return;
       }
       const { id } = res.accepted;
-      active.current = { id, meta };
-      rememberJob(page, { id, startedAt, meta });
+      // The job is read with the credential it was made with (a pasted Pro key, or none).
+      const auth = jobAuthOf(init.headers);
+      active.current = { id, meta, auth };
+      rememberJob(page, { id, startedAt, meta, withKey: "Authorization" in auth });
       setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
-      await track(id, meta);
+      await track(id, meta, auth);
     },
     [page, track, announceChange],
   );
@@ -137,7 +144,7 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
     const previous = state.phase;
     setState((s) => (s && s.jobId === id ? { ...s, phase: "canceling", cancelError: null } : s));
     announceChange("canceling", null);
-    const res = await cancelJob(id);
+    const res = await cancelJob(id, active.current?.auth ?? {});
     const job = active.current;
     if (res.ok && job?.id === id) {
       follow.current?.abort();
@@ -157,12 +164,13 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
     const pending = rememberedJob<M>(page);
     if (!pending) return;
     const { id, startedAt, meta } = pending;
+    const auth = rememberedAuth(pending);
     busy.current = true;
-    active.current = { id, meta };
+    active.current = { id, meta, auth };
     handlersRef.current.onReattach?.(meta, startedAt);
     setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
     let stopped = false;
-    void readJob<T>(id).then((res) => {
+    void readJob<T>(id, auth).then((res) => {
       if (stopped) return;
       if (res.ok) {
         const outcome = outcomeOf<T>(res.data);
@@ -174,7 +182,7 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
       } else if (res.error.code !== "network" && res.error.status !== 429 && res.error.status < 500) {
         return settle(id, meta, { status: "lost", error: res.error });
       }
-      return track(id, meta);
+      return track(id, meta, auth);
     });
     return () => {
       stopped = true;

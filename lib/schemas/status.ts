@@ -4,6 +4,8 @@ import { ENHANCE_MODE_NAMES, type EnhanceMode } from "@/lib/catalog/enhance-mode
 import { MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 
 export const API_VERSION = "1.0";
+/** The revision of the contract this service implements on top of 1.0 (jobs, webhooks, images, accounts). */
+export const API_REVISION = "1.1";
 
 /** One string per enhance mode: the network (or operator file) that serves it. */
 const perModeShape = Object.fromEntries(ENHANCE_MODE_NAMES.map((m) => [m, z.string()])) as Record<
@@ -18,6 +20,7 @@ export const statusResponseSchema = z
       .array(z.string())
       .meta({ description: "Why status is degraded (empty when ok): store down, provider routes failing, low disk." }),
     version: z.literal(API_VERSION),
+    api_revision: z.literal(API_REVISION).meta({ description: "The contract's revision: 1.0 plus the 1.1 additions." }),
     usage_today: z.int().min(0),
     limit_today: z.int().min(0),
     remaining: z.int().min(0),

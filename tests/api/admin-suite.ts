@@ -199,6 +199,21 @@ export function runAdminSuite(backend: Backend) {
       assertError(await attempt(ADMIN_TOKEN), 429, "rate_limited");
       assert.equal((await attempt(ADMIN_TOKEN, nextIp())).status, 200, "another address is not affected");
     });
+    it("counts wrong Bearer tokens as failed sign-ins: 429 after ten an hour, even for the right token", async () => {
+      const from = nextIp();
+      const bearer = (token: string, at = from) =>
+        call(app.url, "/api/admin/keys", { headers: { Authorization: `Bearer ${token}` }, from: at });
+      for (let i = 0; i < 10; i++) assertError(await bearer(`wrong-${i}-${"y".repeat(32)}`), 401, "unauthorized");
+      const limited = await bearer(`wrong-10-${"y".repeat(32)}`);
+      assertError(limited, 429, "rate_limited");
+      assert.ok(Number(limited.headers["retry-after"]) > 0);
+      assertError(await bearer(ADMIN_TOKEN), 429, "rate_limited");
+      assert.equal((await bearer(ADMIN_TOKEN, nextIp())).status, 200, "another address is not affected");
+      // Right tokens cost nothing: a script may call in parallel from one address.
+      const other = nextIp();
+      const answers = await Promise.all(Array.from({ length: 16 }, () => bearer(ADMIN_TOKEN, other)));
+      assert.deepEqual(new Set(answers.map((r) => r.status)), new Set([200]));
+    });
   });
 
   describe(`waitlist to key (${backend})`, () => {

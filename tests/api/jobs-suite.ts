@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { type Fakes, startAllFakes } from "../fakes";
-import { type App, createKey, startApp, tempDataDir } from "../helpers/app";
+import { type App, createKey, runScript, startApp, tempDataDir } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, generate, type Reply } from "../helpers/http";
 import { readEvents } from "../helpers/sse";
@@ -157,6 +157,31 @@ export function runJobsSuite(backend: Backend) {
         events.events.map((e) => e.event),
         ["progress", "canceled"],
       );
+    });
+    it("stops a Pro key's waiting job when the key is revoked: it never reaches the provider", async () => {
+      fakes.bfl.mode = "hang";
+      const runningFrom = nextIp();
+      const running = await generate(app.url, { prompt: "holds the only slot" }, { from: runningFrom, headers: ASYNC });
+      await until(runningFrom, running.json.status_url, (r) => r.json.status === "running");
+      const { key, id } = await createKey(app, "revoked while waiting");
+      const auth = { ...ASYNC, Authorization: `Bearer ${key}` };
+      const queued = await generate(app.url, { prompt: "never sent anywhere" }, { headers: auth, from: nextIp() });
+      assert.equal(queued.status, 202, queued.text);
+      const read = () => call(queued.json.status_url, "", { headers: { Authorization: `Bearer ${key}` } });
+      const deadline = Date.now() + 30_000;
+      while ((await read()).json.progress?.queue_position !== 1 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 600));
+      }
+      const revoked = await runScript(app, "keys", ["revoke", id]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+
+      // The slot frees; the waiting job leaves the queue, finds its key revoked and fails without calling BFL.
+      await job(running.json.status_url, runningFrom, "DELETE");
+      await new Promise((r) => setTimeout(r, 2000));
+      const prompts = fakes.bfl.requests.map((r) => JSON.stringify(r.body ?? ""));
+      assert.ok(prompts.some((p) => p.includes("holds the only slot")));
+      assert.ok(!prompts.some((p) => p.includes("never sent anywhere")), "the revoked key's job reached the provider");
+      assert.equal((await read()).status, 401, "the revoked key reads nothing");
     });
   });
 

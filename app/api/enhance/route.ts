@@ -34,7 +34,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     };
     if (mode.async) {
       const job = await acceptJob(
-        svc.runner,
+        svc,
         { kind: "enhance", caller, quota, webhookUrl: mode.webhookUrl, origin },
         async ({ signal, begin, onQueued, onProgress }) =>
           bodyOf(input, await enhanceImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),

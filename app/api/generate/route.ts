@@ -27,7 +27,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...recordDepsFor(svc, caller) };
   if (mode.async) {
     const job = await acceptJob(
-      svc.runner,
+      svc,
       { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin },
       async ({ signal, begin, onQueued, onProgress }) =>
         bodyOf(input, await generateImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),

@@ -33,7 +33,7 @@ export async function POST(req: Request): Promise<Response> {
     const admin = svc.config.admin;
     if (!admin) throw consoleDisabled();
     // A sign-in needs no cookie, but a page of another site must not sign a browser in (login CSRF).
-    if (req.headers.get("origin") !== null && !isSameOrigin(req)) {
+    if (req.headers.get("origin") !== null && !isSameOrigin(req, svc.config.publicAppUrl)) {
       throw new ApiError("forbidden", "Sign in from the console's own page.");
     }
     const { token } = await parseAdminBody(req, signInSchema);
