@@ -93,9 +93,11 @@ test("from the waitlist to a working key, its use on the charts, and its revocat
 
   // Use it, and see the charts move.
   const auth = { Authorization: `Bearer ${key}` };
+  const imageUrls: string[] = [];
   for (const prompt of ["a red kite over the sea", "a paper crane"]) {
     const res = await generate(app.url, { prompt }, { headers: auth });
     assert.equal(res.status, 200, res.text);
+    imageUrls.push(res.json.url);
   }
   await page.getByRole("tab", { name: "Overview" }).click();
   await page.getByRole("button", { name: "Refresh" }).click();
@@ -108,14 +110,17 @@ test("from the waitlist to a working key, its use on the charts, and its revocat
   assert.match(await page.getByTestId("chart-models").innerText(), /alpha-pro/);
   await checkPage(page, "admin-overview");
 
-  // Revoke it; the next call fails.
+  // Revoke it, and its images with it; the next call fails and the images are gone.
   await page.getByRole("tab", { name: "Keys" }).click();
   const keyRow = page.locator("tr", { hasText: email });
   await keyRow.getByTestId("key-usage-today").filter({ hasText: "2" }).waitFor();
   await checkPage(page, "admin-keys");
   await keyRow.getByRole("button", { name: `Revoke ${email}` }).click();
-  await keyRow.getByRole("button", { name: "Confirm revoke" }).click();
+  await keyRow.getByRole("checkbox", { name: "Also delete its images" }).check();
+  await checkPage(page, "admin-revoke-confirm");
+  await keyRow.getByRole("button", { name: "Confirm revoke and delete images" }).click();
   await keyRow.filter({ hasText: "revoked" }).waitFor();
+  for (const url of imageUrls) assert.equal((await fetch(url)).status, 404, `${url} deleted with its key`);
   const refused = await generate(app.url, { prompt: "one more" }, { headers: auth });
   assert.equal(refused.status, 401);
   assert.equal(refused.json.error.code, "unauthorized");
@@ -124,7 +129,9 @@ test("from the waitlist to a working key, its use on the charts, and its revocat
   const audit = page.getByTestId("audit-table");
   await audit.filter({ hasText: "Revoked key" }).waitFor();
   const auditText = await audit.innerText();
-  for (const action of ["Signed in", "Approved", "Revoked key"]) assert.match(auditText, new RegExp(action));
+  for (const action of ["Signed in", "Approved", "Revoked key", "Deleted key's images"]) {
+    assert.match(auditText, new RegExp(action));
+  }
   assert.match(auditText, /127\.0\.0\.0\/24/);
   assert.doesNotMatch(auditText, /127\.0\.0\.1\b/);
   await checkPage(page, "admin-audit");
