@@ -88,7 +88,9 @@ export async function benchUsageRecording(rounds = 5, seconds = 6): Promise<stri
         `${c.name}, usage history on`,
         `${fmt(median(withRec.rps))} req/s`,
         `server CPU ${fmt(median(withRec.cpu) * 1000, 0)} µs/req`,
-        `${fmt(median(ratios), 3)}× throughput, ${fmt(median(cpuRatios), 3)}× by server CPU (target ≥ 0.95×)`,
+        `${fmt(median(ratios), 3)}× throughput, ${fmt(median(cpuRatios), 3)}× by server CPU ${
+          c.body.prompt ? "(target ≥ 0.95×)" : "(the bound: nothing else to do, no target)"
+        }`,
       ]);
     }
 
