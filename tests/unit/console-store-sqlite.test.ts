@@ -5,11 +5,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, it } from "node:test";
-import Database from "better-sqlite3";
 import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
-import { DB_FILE, openSqliteStore } from "@/lib/store/sqlite";
+import { openSqliteStore } from "@/lib/store/sqlite";
 import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
+import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-console-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -26,17 +26,11 @@ runConsoleStoreSuite("sqlite", async () => {
 
 it("gives ids to the signups of a file written before 1.1", async () => {
   const dir = freshDir();
-  const old = new Database(path.join(dir, DB_FILE));
-  old.exec(`CREATE TABLE usage (bucket TEXT NOT NULL, identity TEXT NOT NULL, window_start INTEGER NOT NULL,
-      used INTEGER NOT NULL, PRIMARY KEY (bucket, identity, window_start)) WITHOUT ROWID;
-    CREATE INDEX usage_by_window ON usage (window_start);
-    CREATE TABLE api_keys (id TEXT PRIMARY KEY, label TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, last4 TEXT NOT NULL,
-      plan TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
-    CREATE TABLE waitlist (email TEXT PRIMARY KEY, use_case TEXT, created_at TEXT NOT NULL);
-    INSERT INTO waitlist VALUES ('old-1@example.com', NULL, '2030-01-01T00:00:00.000Z'),
-                                ('old-2@example.com', 'x', '2030-01-02T00:00:00.000Z');
-    PRAGMA user_version = 2;`);
-  old.close();
+  writeVersion2File(
+    dir,
+    `INSERT INTO waitlist VALUES ('old-1@example.com', NULL, '2030-01-01T00:00:00.000Z'),
+                                ('old-2@example.com', 'x', '2030-01-02T00:00:00.000Z');`,
+  );
   const store = openSqliteStore(dir);
   const console = openSqliteConsoleStore(dir);
   // Written the way the core store writes a signup, without an id.

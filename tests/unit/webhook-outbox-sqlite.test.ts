@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { DB_FILE, openSqliteStore } from "@/lib/store/sqlite";
 import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
 import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-outbox-"));
@@ -22,15 +23,7 @@ runWebhookOutboxSuite("sqlite", async () => {
 it("adds the outbox table to a file written before it (version 2, 1.0's schema)", async () => {
   const dir = freshDir();
   const file = path.join(dir, DB_FILE);
-  const old = new Database(file);
-  old.exec(`CREATE TABLE usage (bucket TEXT NOT NULL, identity TEXT NOT NULL, window_start INTEGER NOT NULL,
-      used INTEGER NOT NULL, PRIMARY KEY (bucket, identity, window_start)) WITHOUT ROWID;
-    CREATE INDEX usage_by_window ON usage (window_start);
-    CREATE TABLE api_keys (id TEXT PRIMARY KEY, label TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, last4 TEXT NOT NULL,
-      plan TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
-    CREATE TABLE waitlist (email TEXT PRIMARY KEY, use_case TEXT, created_at TEXT NOT NULL);
-    PRAGMA user_version = 2;`);
-  old.close();
+  writeVersion2File(dir);
 
   const store = openSqliteStore(dir);
   assert.equal(await store.ping(), true);
