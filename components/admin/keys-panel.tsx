@@ -96,7 +96,7 @@ function KeyRowView({
     void run(() => adminApi.setLimit(row.id, n));
   };
 
-  return (
+  const main = (
     <tr className="border-t border-stone-200 align-top dark:border-stone-800" data-key-id={row.id}>
       <td className="min-w-40 px-3 py-2 font-medium [overflow-wrap:anywhere]">{row.label}</td>
       <td className="min-w-40 px-3 py-2 [overflow-wrap:anywhere]">{row.email ?? "—"}</td>
@@ -160,26 +160,9 @@ function KeyRowView({
           )}
           {!row.revoked_at &&
             (confirming ? (
-              <div className="flex flex-col items-end gap-1">
-                <label className="flex items-center gap-1.5 text-xs whitespace-nowrap">
-                  <input
-                    type="checkbox"
-                    checked={deleteImages}
-                    onChange={(e) => setDeleteImages(e.target.checked)}
-                    className="size-4 accent-red-700"
-                  />
-                  Also delete its images
-                </label>
-                <button
-                  type="button"
-                  className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
-                  disabled={busy}
-                  onClick={() => run(() => adminApi.revoke(row.id, deleteImages))}
-                >
-                  {busy && <Spinner className="size-3" />}
-                  {deleteImages ? "Confirm revoke and delete images" : "Confirm revoke"}
-                </button>
-              </div>
+              <button type="button" className={smallButton} disabled={busy} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
             ) : (
               <button
                 type="button"
@@ -193,6 +176,41 @@ function KeyRowView({
         </div>
       </td>
     </tr>
+  );
+  if (!confirming || row.revoked_at) return main;
+  return (
+    <>
+      {main}
+      <tr className="bg-red-50/60 dark:bg-red-950/30" data-key-id={row.id}>
+        <td colSpan={10} className="px-3 py-3">
+          {/* Sticky, so the question stays in view however far the table is scrolled sideways. */}
+          <fieldset className="sticky left-3 flex w-fit max-w-[calc(100vw-4rem)] flex-wrap items-center gap-x-4 gap-y-2">
+            <legend className="sr-only">Revoke {row.label}</legend>
+            <p className="text-sm">
+              Revoke <strong className="[overflow-wrap:anywhere]">{row.label}</strong>? Its next request is refused.
+            </p>
+            <label className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                checked={deleteImages}
+                onChange={(e) => setDeleteImages(e.target.checked)}
+                className="size-4 accent-red-700"
+              />
+              Also delete its images
+            </label>
+            <button
+              type="button"
+              className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
+              disabled={busy}
+              onClick={() => run(() => adminApi.revoke(row.id, deleteImages))}
+            >
+              {busy && <Spinner className="size-3" />}
+              {deleteImages ? "Confirm revoke and delete images" : "Confirm revoke"}
+            </button>
+          </fieldset>
+        </td>
+      </tr>
+    </>
   );
 }
 
