@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_ENHANCE_MODE, describeEnhanceModes } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_MODEL } from "@/lib/catalog/models";
+import { accountResponseSchema, usageResponseSchema } from "@/lib/schemas/account";
 import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
@@ -43,6 +44,8 @@ export type Endpoint = {
   curl: (origin: string) => string;
   /** The docs page's anchor, when the path alone is not unique (several methods, path parameters). */
   anchor?: string;
+  /** Described on the docs page in a section of its own (the Pro self-view), not as a generic endpoint. */
+  section?: "account";
 };
 
 export function anchorOf(ep: Endpoint): string {
@@ -187,6 +190,39 @@ export const ENDPOINTS: Endpoint[] = [
     response: jobSchema,
     errors: [...JOB_ERRORS, "job_finished"],
     curl: (o) => `curl -X DELETE ${o}/api/jobs/job_… \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/api/account",
+    section: "account",
+    summary: "Your key",
+    description:
+      "The Pro key's own record and its webhook signing secret. Pro keys only (401 otherwise); uses no daily quota and counts on the 60-per-minute status guard.",
+    auth: "key",
+    response: accountResponseSchema,
+    errors: ["unauthorized", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl ${o}/api/account \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/api/usage",
+    section: "account",
+    summary: "Your usage",
+    description:
+      "The Pro key's daily use, oldest first, one entry per UTC day including days without use. Pro keys only (401 otherwise); uses no daily quota and counts on the 60-per-minute status guard.",
+    auth: "key",
+    parameters: [
+      {
+        name: "days",
+        in: "query",
+        required: false,
+        description: "How many days, 1 to 90; default 30.",
+        schema: { type: "integer", minimum: 1, maximum: 90, default: 30 },
+      },
+    ],
+    response: usageResponseSchema,
+    errors: ["invalid_request", "unauthorized", "rate_limited", "busy", "server_error"],
+    curl: (o) => `curl "${o}/api/usage?days=30" \\\n  ${KEY}`,
   },
   {
     method: "get",

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 
 const TOC = [
   ["auth", "Authentication"],
-  ...ENDPOINTS.map((e) => [anchorOf(e), `${e.method.toUpperCase()} ${e.path}`]),
+  ...ENDPOINTS.filter((e) => !e.section).map((e) => [anchorOf(e), `${e.method.toUpperCase()} ${e.path}`]),
   ["async", "Async jobs and webhooks"],
   ["models", "Models"],
   ["enhance-modes", "Enhance modes"],
@@ -94,7 +94,7 @@ export default async function DocsPage() {
           <h2 id="endpoints-h" className="text-xl font-semibold">
             Endpoints
           </h2>
-          {ENDPOINTS.map((ep) => (
+          {ENDPOINTS.filter((ep) => !ep.section).map((ep) => (
             <EndpointSection
               key={anchorOf(ep)}
               endpoint={ep}

@@ -5,8 +5,9 @@ import type { Browser } from "playwright";
 import { z } from "zod";
 import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
 import { MODEL_CATALOG } from "@/lib/catalog/models";
-import { type App, startApp } from "../helpers/app";
+import { type App, createKey, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
+import { call } from "../helpers/http";
 
 let app: App;
 let browser: Browser;
@@ -89,6 +90,7 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   const doc = await page.evaluate(async () => (await fetch("/api/openapi.json")).json());
   assert.equal(doc.openapi, "3.1.0");
   assert.deepEqual(Object.keys(doc.paths).sort(), [
+    "/api/account",
     "/api/enhance",
     "/api/generate",
     "/api/images",
@@ -96,6 +98,7 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
     "/api/jobs/{id}",
     "/api/jobs/{id}/events",
     "/api/status",
+    "/api/usage",
     "/api/waitlist",
   ]);
   assert.deepEqual(Object.keys(doc.paths["/api/jobs/{id}"]).sort(), ["delete", "get"]);
@@ -139,6 +142,13 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   assert.equal(validatorFor(doc, "JobAccepted").safeParse(real.accepted).success, true, JSON.stringify(real.accepted));
   assert.equal(validatorFor(doc, "Job").safeParse(real.job).success, true, JSON.stringify(real.job));
   assert.equal(generate.safeParse(real.job.result).success, true, "a job's result is the synchronous body");
+  // The Pro self-view, with a key.
+  const pro = { Authorization: `Bearer ${(await createKey(app, "docs")).key}` };
+  const account = await call(app.url, "/api/account", { headers: pro });
+  const usage = await call(app.url, "/api/usage?days=3", { headers: pro });
+  assert.equal(validatorFor(doc, "Account").safeParse(account.json).success, true, account.text);
+  assert.equal(validatorFor(doc, "Usage").safeParse(usage.json).success, true, usage.text);
+  assert.equal(validatorFor(doc, "Usage").safeParse({ ...usage.json, days: [{ date: "x" }] }).success, false);
   // The validator is real: it rejects a response missing a documented field or with a wrong type.
   const { url: _url, ...withoutUrl } = real.gen as Json;
   assert.equal(generate.safeParse(withoutUrl).success, false);
