@@ -1,4 +1,4 @@
-// The audit log: every admin action, newest first, with the actor's network (never the full address).
+// The audit log: every admin action, newest first, with the actor's network (the API also has the address).
 "use client";
 import { useEffect, useState } from "react";
 import { type AuditRow, adminApi } from "@/lib/client/admin-api";
@@ -52,7 +52,7 @@ export function AuditPanel() {
                 {e.detail && <span className="text-stone-600 dark:text-stone-400"> · {e.detail}</span>}
               </td>
               <td className="px-3 py-2 font-mono text-xs break-all">{e.target}</td>
-              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap">{e.ip ?? "—"}</td>
+              <td className="px-3 py-2 font-mono text-xs whitespace-nowrap">{e.network ?? "—"}</td>
               <td className="px-3 py-2">{e.actor}</td>
             </tr>
           ))}

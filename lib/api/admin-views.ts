@@ -1,5 +1,6 @@
 // The JSON shapes of the console API (snake_case, as in the contract).
 import type { IssuedKey } from "@/lib/console/waitlist";
+import { truncateIp } from "@/lib/log";
 import type { AuditEntry, WaitlistRecord } from "@/lib/store/console";
 
 export function waitlistEntryJson(e: WaitlistRecord) {
@@ -32,6 +33,17 @@ export function issuedKeyJson(issued: IssuedKey) {
   };
 }
 
+/** `network` is what the console shows: the address's /24 or /48 (entries written before 1.1.x kept only that). */
 export function auditEntryJson(e: AuditEntry) {
-  return { id: e.id, time: e.at, action: e.action, target: e.target, ip: e.ip, actor: e.actor, detail: e.detail };
+  const network = e.ip === null ? null : e.ip.includes("/") ? e.ip : truncateIp(e.ip);
+  return {
+    id: e.id,
+    time: e.at,
+    action: e.action,
+    target: e.target,
+    ip: e.ip,
+    network,
+    actor: e.actor,
+    detail: e.detail,
+  };
 }

@@ -107,6 +107,8 @@ export type AuditRow = {
   action: string;
   target: string;
   ip: string | null;
+  /** The IP's /24 or /48: what the console shows. */
+  network: string | null;
   actor: string;
   detail: string | null;
 };

@@ -1,5 +1,4 @@
-// Who did an admin action, and how it is written to the audit log: never the full address.
-import { truncateIp } from "@/lib/log";
+// Who did an admin action, and how it is written to the audit log.
 import type { AuditAction, ConsoleStore } from "@/lib/store/console";
 
 export type Actor = {
@@ -10,7 +9,10 @@ export type Actor = {
 
 export const CLI_ACTOR: Actor = { via: "cli", ip: null };
 
-/** Appends one entry to the audit log: time, action, target, the actor's network (IPv4 /24, IPv6 /48). */
+/**
+ * Appends one entry to the audit log: time, action, target and the actor's IP. The operator's own log keeps the
+ * address, as the contract says; the console shows only its network (IPv4 /24, IPv6 /48).
+ */
 export async function audit(
   store: Pick<ConsoleStore, "appendAudit">,
   actor: Actor,
@@ -22,7 +24,7 @@ export async function audit(
     at: new Date().toISOString(),
     action,
     target,
-    ip: actor.ip ? truncateIp(actor.ip) : null,
+    ip: actor.ip,
     actor: actor.via,
     detail,
   });

@@ -47,7 +47,7 @@ export type AuditEntry = {
   action: AuditAction;
   /** What was acted on: a waitlist entry or key id, or "console". */
   target: string;
-  /** The actor's network (IPv4 /24 or IPv6 /48), never the full address; null from the command line. */
+  /** The actor's address (entries from before 1.1 kept only its /24 or /48); null from the command line. */
   ip: string | null;
   /** How the actor was let in: "session", "token" or "cli". */
   actor: string;

@@ -1,4 +1,4 @@
-// GET /api/admin/audit – every admin action, newest first: time, action, target, the actor's network.
+// GET /api/admin/audit – every admin action, newest first: time, action, target, the actor's IP (and its network).
 import { auditEntryJson } from "@/lib/api/admin-views";
 import { parseQuery } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
