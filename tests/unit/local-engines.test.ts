@@ -344,7 +344,7 @@ describe("ComfyUI: cancel", () => {
     controller.abort();
     await assert.rejects(work, WorkAborted);
     await waitFor("POST /queue", () => paths(fake).includes("POST /api/queue"));
-    const del = fake.requests.find((r) => r.path === "/api/queue");
+    const del = fake.requests.find((r) => r.method === "POST" && r.path === "/api/queue");
     assert.deepEqual(del?.body, { delete: [fake.prompts[0].id] });
     assert.equal(fake.busy(), 0, "nothing left in the queue");
     assert.ok(!paths(fake).includes("POST /api/interrupt"), "a waiting prompt is not interrupted");
