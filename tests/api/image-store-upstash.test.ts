@@ -2,30 +2,13 @@
 // finish whose response is lost after Redis ran it is not applied twice, and the retry gets the first answer.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { ImageRecord } from "@/lib/store/images";
 import { openUpstashImageStore } from "@/lib/store/images-upstash";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
-import { hasRedisServer, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
-import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
+import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
-const skip = hasRedisServer() ? false : "redis-server is not on PATH (apt-get install -y redis-server)";
-
-type Env = { redis: RedisServer; bridge: UpstashBridge };
-let env: Promise<Env> | undefined;
-const setup = (): Promise<Env> =>
-  (env ??= (async () => {
-    const redis = await startRedisServer();
-    const bridge = await startUpstashBridge({ redisPort: redis.port });
-    return { redis, bridge };
-  })());
-
-after(async () => {
-  if (!env) return;
-  const { redis, bridge } = await env;
-  await bridge.close();
-  await redis.close();
-});
+const { skip, setup } = sharedUpstashBridge();
 
 runImageStoreSuite(
   "upstash",

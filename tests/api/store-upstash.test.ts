@@ -4,32 +4,15 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
 import type { Bucket } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
-import { hasRedisServer, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
-import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
+import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
-const skip = hasRedisServer() ? false : "redis-server is not on PATH (apt-get install -y redis-server)";
-
-type Env = { redis: RedisServer; bridge: UpstashBridge };
-let env: Promise<Env> | undefined;
-const setup = (): Promise<Env> =>
-  (env ??= (async () => {
-    const redis = await startRedisServer();
-    const bridge = await startUpstashBridge({ redisPort: redis.port });
-    return { redis, bridge };
-  })());
-
-after(async () => {
-  if (!env) return;
-  const { redis, bridge } = await env;
-  await bridge.close();
-  await redis.close();
-});
+const { skip, setup } = sharedUpstashBridge();
 
 runStoreSuite(
   "upstash",

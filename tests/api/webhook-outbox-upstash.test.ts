@@ -2,29 +2,12 @@
 // when the bridge loses an answer after Redis ran the call (the client then sends it again).
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
-import { hasRedisServer, type RedisServer, startRedisServer } from "@/tests/helpers/redis-server";
-import { startUpstashBridge, type UpstashBridge } from "@/tests/helpers/upstash-bridge";
+import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
 
-const skip = hasRedisServer() ? false : "redis-server is not on PATH (apt-get install -y redis-server)";
-
-type Env = { redis: RedisServer; bridge: UpstashBridge };
-let env: Promise<Env> | undefined;
-const setup = (): Promise<Env> =>
-  (env ??= (async () => {
-    const redis = await startRedisServer();
-    const bridge = await startUpstashBridge({ redisPort: redis.port });
-    return { redis, bridge };
-  })());
-
-after(async () => {
-  if (!env) return;
-  const { redis, bridge } = await env;
-  await bridge.close();
-  await redis.close();
-});
+const { skip, setup } = sharedUpstashBridge();
 
 const freshNamespace = () => `t${crypto.randomBytes(4).toString("hex")}`;
 

@@ -21,6 +21,8 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { after } from "node:test";
+import { hasRedisServer, type RedisServer, startRedisServer } from "./redis-server";
 
 export class ReplyError {
   constructor(readonly message: string) {}
@@ -394,5 +396,29 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<Up
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.close();
     },
+  };
+}
+
+export type BridgedRedis = { redis: RedisServer; bridge: UpstashBridge };
+
+/**
+ * One redis-server behind one bridge for a test file: started on first use, closed after the file's tests. `skip`
+ * says why the file cannot run here (no redis-server on PATH).
+ */
+export function sharedUpstashBridge(): { skip: string | false; setup: () => Promise<BridgedRedis> } {
+  let env: Promise<BridgedRedis> | undefined;
+  after(async () => {
+    if (!env) return;
+    const { redis, bridge } = await env;
+    await bridge.close();
+    await redis.close();
+  });
+  return {
+    skip: hasRedisServer() ? false : "redis-server is not on PATH (apt-get install -y redis-server)",
+    setup: () =>
+      (env ??= (async () => {
+        const redis = await startRedisServer();
+        return { redis, bridge: await startUpstashBridge({ redisPort: redis.port }) };
+      })()),
   };
 }
