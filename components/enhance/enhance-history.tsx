@@ -1,5 +1,6 @@
 // The enhance page's history: the last 24 enhancements in this browser, with sizes, settings, expiry and Delete.
 "use client";
+import { ClearHistoryButton } from "@/components/ui/clear-history-button";
 import { ExpiryNote } from "@/components/ui/expiry-note";
 import { Spinner } from "@/components/ui/spinner";
 import { secondaryButton } from "@/components/ui/styles";
@@ -23,16 +24,7 @@ export function EnhanceHistory({ items, onDelete, deleting, onClear, error }: Pr
             ({items.length} of {HISTORY_MAX})
           </span>
         </h2>
-        {items.length > 0 && (
-          <button
-            type="button"
-            onClick={onClear}
-            title="Forgets the list in this browser; the images stay until they expire or you delete them."
-            className="rounded text-sm font-medium text-stone-600 underline underline-offset-2 hover:text-stone-900 dark:text-stone-400 dark:hover:text-white"
-          >
-            Clear history
-          </button>
-        )}
+        {items.length > 0 && <ClearHistoryButton onClear={onClear} />}
       </div>
       {error && (
         <p className="mt-1 text-sm font-medium text-red-700 dark:text-red-300" role="alert">

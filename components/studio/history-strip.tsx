@@ -2,6 +2,7 @@
 // each with its prompt, settings and expiry, and Reuse settings / Delete.
 "use client";
 import type { ReactNode } from "react";
+import { ClearHistoryButton } from "@/components/ui/clear-history-button";
 import { ExpiryNote } from "@/components/ui/expiry-note";
 import { Spinner } from "@/components/ui/spinner";
 import { secondaryButton } from "@/components/ui/styles";
@@ -44,16 +45,7 @@ export function HistoryStrip(props: Props) {
             </>
           )}
         </h2>
-        {source === "browser" && items.length > 0 && (
-          <button
-            type="button"
-            onClick={onClear}
-            title="Forgets the list in this browser; the images stay until they expire or you delete them."
-            className="rounded text-sm font-medium text-stone-600 underline underline-offset-2 hover:text-stone-900 dark:text-stone-400 dark:hover:text-white"
-          >
-            Clear history
-          </button>
-        )}
+        {source === "browser" && items.length > 0 && <ClearHistoryButton onClear={onClear} />}
       </div>
       <div className="mt-2">{props.keyForm}</div>
       {items.length === 0 ? (

@@ -48,12 +48,6 @@ export function jobAuthOf(headers: HeadersInit | undefined): JobAuth {
   return authorization ? { Authorization: authorization } : {};
 }
 
-/** After a reload: the pasted key again, for a job that was submitted with one. */
-function jobAuthFor(withKey: boolean): JobAuth {
-  const key = withKey ? loadProKey() : null;
-  return key ? authHeader(key) : {};
-}
-
 export function readJob<T>(id: string, auth: JobAuth): Promise<ApiResult<JobView & { result?: T }>> {
   return callApi(jobPath(id), { headers: auth });
 }
@@ -265,7 +259,8 @@ export function rememberedJob<M>(page: JobPage): PendingJob<M> | null {
   };
 }
 
-/** The credential to follow a remembered job with. */
+/** After a reload: the pasted key again, for a job that was submitted with one. */
 export function rememberedAuth(job: PendingJob<unknown>): JobAuth {
-  return jobAuthFor(job.withKey === true);
+  const key = job.withKey === true ? loadProKey() : null;
+  return key ? authHeader(key) : {};
 }
