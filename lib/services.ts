@@ -5,14 +5,15 @@
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { signingSecretOf } from "@/lib/console/keys";
+import { createEngines, type Engines } from "@/lib/engines";
 import { JobRunner } from "@/lib/jobs/runner";
-import type { HeldUnit } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { announceJob } from "@/lib/jobs/webhook";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
+import type { HeldUnit } from "@/lib/quota/types";
 import { toApiError } from "@/lib/schemas/api-error";
 import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
@@ -34,6 +35,8 @@ export type Services = Repositories & {
   /** The store backend the repositories below belong to (SQLite or Redis). */
   backend: Backend;
   storage: ImageStorage;
+  /** Every model's engine, built on first use. */
+  engines: Engines;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -64,7 +67,7 @@ export function openStorage(config: Config): ImageStorage {
  */
 export function createServices(
   config: Config,
-  overrides: Partial<Pick<Services, "backend" | "storage">> = {},
+  overrides: Partial<Pick<Services, "backend" | "storage" | "engines">> = {},
 ): Services {
   const backend = overrides.backend ?? openBackend(config);
   const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend;
@@ -76,6 +79,7 @@ export function createServices(
     statusGuard:
       backend.kind === "upstash" ? createUpstashGuard((backend as RedisBackend).client) : createMemoryWindow(),
     storage: overrides.storage ?? openStorage(config),
+    engines: overrides.engines ?? createEngines(config.generation),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper,
     buckets: bucketsOf(config.limits),

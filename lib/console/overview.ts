@@ -1,7 +1,7 @@
 // What the console's overview shows beside the usage charts: each provider route's recent health and latency, the
 // work queues now, and today's use of the Free plan's global caps. Route health and queues are this instance's.
 import type { Config } from "@/lib/config";
-import { describeEngines } from "@/lib/engines";
+import type { Engines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
 import type { ImageStore } from "@/lib/images/store";
@@ -27,6 +27,7 @@ export type Overview = {
 };
 
 type Deps = {
+  engines: Pick<Engines, "describe">;
   quota: QuotaCounters;
   backend: { readonly kind: "sqlite" | "upstash" };
   buckets: Buckets;
@@ -38,7 +39,7 @@ type Deps = {
 export async function consoleOverview(deps: Deps): Promise<Overview> {
   const routes = new Map<string, string[]>();
   const previewModels: string[] = [];
-  for (const model of describeEngines()) {
+  for (const model of deps.engines.describe()) {
     if (!model.configured) previewModels.push(model.name);
     for (const { route } of model.routes) {
       if (route === PREVIEW_ROUTE) continue;

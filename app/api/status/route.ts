@@ -27,6 +27,7 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
     storeHealthy: usage !== null && enhanceUsage !== null,
     disk,
     config: svc.config,
+    engines: svc.engines,
   });
   return serializeStatus(status);
 });
