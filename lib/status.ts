@@ -5,7 +5,7 @@ import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
 import type { Engines } from "@/lib/engines";
-import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
+import type { Enhancer } from "@/lib/enhance/engine-registry";
 import type { Usage } from "@/lib/quota/types";
 import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 import type { DiskCheck } from "@/lib/status-disk";
@@ -33,6 +33,7 @@ export type StatusInput = {
   disk?: DiskCheck | null;
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
+  enhancer: Pick<Enhancer, "describe">;
 };
 
 export function buildStatus(input: StatusInput): StatusResponse {
@@ -73,6 +74,6 @@ export function buildStatus(input: StatusInput): StatusResponse {
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_engine: describeEnhanceEngine(config),
+    enhance_engine: input.enhancer.describe(),
   };
 }

@@ -5,7 +5,7 @@ import type { Engines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
 import type { ImageStore } from "@/lib/images/store";
-import { getImageSweepStats, type SweepStats } from "@/lib/images/sweep";
+import type { SweepStats } from "@/lib/images/sweep";
 import type { Buckets } from "@/lib/quota/policies";
 import type { QuotaCounters } from "@/lib/quota/types";
 import type { WorkQueue } from "@/lib/work/queue";
@@ -27,6 +27,7 @@ export type Overview = {
 };
 
 type Deps = {
+  sweepStats: SweepStats;
   engines: Pick<Engines, "describe">;
   quota: QuotaCounters;
   backend: { readonly kind: "sqlite" | "upstash" };
@@ -71,6 +72,6 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     free_caps: { generate: generateCap, enhance: enhanceCap },
     store: deps.backend.kind,
     preview_models: previewModels,
-    images: { stored, retention_days: deps.config.images.retentionDays, sweeps: getImageSweepStats() },
+    images: { stored, retention_days: deps.config.images.retentionDays, sweeps: { ...deps.sweepStats } },
   };
 }
