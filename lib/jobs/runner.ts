@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { trackWork } from "@/lib/ops/drain";
 import type { JobPatch, JobStore } from "@/lib/store/jobs";
 import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
 
@@ -97,7 +98,7 @@ export class JobRunner {
   async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
     await this.opts.jobs.create(record);
     this.startTimers();
-    return { done: this.run(record, work) };
+    return { done: trackWork(this.run(record, work)) };
   }
 
   /**

@@ -1,12 +1,45 @@
-// The Upstash Redis REST client as every part of the store uses it: strings back as written, telemetry off, a fresh
-// deadline per request, and retries only where every call made through it is safe to run twice.
+// The one client every part of the Redis backend gets, on one of two transports chosen by the URL:
+// - https:// — Upstash's REST API (@upstash/redis): strings back as written, telemetry off, a fresh deadline per
+//   request, and retries only where every call made through it is safe to run twice;
+// - redis:// or rediss:// (REDIS_URL) — any Redis 6.2+ over TCP with the official client (redis-tcp.ts), with the
+//   same replies, deadline and retry rule.
+// The store's Lua scripts and @upstash/ratelimit's run unchanged on both.
+import type { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
+import { TcpRedis } from "./redis-tcp";
 
 export type RedisOptions = { url: string; token: string; timeoutMs?: number };
 
-export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "never-retry"): Redis {
+/** What the store uses of a Redis client; both transports have it. */
+export type RedisClient = Pick<
+  TcpRedis,
+  | "createScript"
+  | "evalsha"
+  | "eval"
+  | "ping"
+  | "get"
+  | "set"
+  | "del"
+  | "exists"
+  | "hget"
+  | "hmget"
+  | "hgetall"
+  | "hset"
+  | "hsetnx"
+  | "hdel"
+  | "hlen"
+  | "lrange"
+  | "zrange"
+  | "zrem"
+  | "zscore"
+>;
+
+export const isTcpRedisUrl = (url: string) => /^rediss?:\/\//i.test(url);
+
+export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "never-retry"): RedisClient {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  return new Redis({
+  if (isTcpRedisUrl(opts.url)) return new TcpRedis({ url: opts.url, timeoutMs, retry });
+  const rest: RedisClient = new Redis({
     url: opts.url,
     token: opts.token,
     enableTelemetry: false,
@@ -17,4 +50,13 @@ export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "
     // One quick retry absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs.
     retry: retry === "safe-to-retry" ? { retries: 1, backoff: () => 50 } : { retries: 0 },
   });
+  return rest;
+}
+
+/**
+ * The client as @upstash/ratelimit's options type it (the whole REST client). Its fixed window calls only `evalsha`,
+ * and `eval` after NOSCRIPT, which both transports have.
+ */
+export function forRatelimit(client: RedisClient): ConstructorParameters<typeof Ratelimit>[0]["redis"] {
+  return client as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"];
 }

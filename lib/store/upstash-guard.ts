@@ -3,7 +3,7 @@
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
-import { createRedisClient } from "./redis-client";
+import { createRedisClient, forRatelimit } from "./redis-client";
 import { type Bucket, windowStartOf } from "./types";
 
 export function createUpstashGuard(opts: { url: string; token: string; timeoutMs?: number }): WindowCounter {
@@ -16,7 +16,7 @@ export function createUpstashGuard(opts: { url: string; token: string; timeoutMs
     let limiter = limiters.get(id);
     if (!limiter) {
       limiter = new Ratelimit({
-        redis,
+        redis: forRatelimit(redis),
         // fixedWindow keys its counter by Math.floor(Date.now() / window): epoch-aligned, like windowStartOf().
         limiter: Ratelimit.fixedWindow(bucket.limit, `${bucket.windowMs} ms` as Duration),
         prefix: `darkroom:guard:${bucket.name}`,

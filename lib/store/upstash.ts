@@ -1,9 +1,8 @@
 // Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
 // Quota windows are plain counters, keyed as @upstash/ratelimit's fixed window keyed them, so counts carry over.
 import crypto from "node:crypto";
-import type { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
-import { createRedisClient } from "./redis-client";
+import { createRedisClient, type RedisClient } from "./redis-client";
 import {
   type Bucket,
   type KeyRecord,
@@ -28,9 +27,9 @@ export const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
 export const MARKER_TTL_MS = 60_000;
 
 // Created once per process (serverless instances reuse module scope across requests).
-const clients = new Map<string, { redis: Redis; scripts: Scripts }>();
+const clients = new Map<string, { redis: RedisClient; scripts: Scripts }>();
 
-function createScripts(redis: Redis) {
+function createScripts(redis: RedisClient) {
   return {
     take: redis.createScript<number>(TAKE),
     refund: redis.createScript<number>(REFUND),
