@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { it } from "node:test";
 import { StoreUnavailable } from "@/lib/errors";
-import type { Bucket, Store } from "@/lib/store/types";
+import type { Bucket } from "@/lib/quota/types";
+import type { Store } from "@/lib/store/types";
 import type { RedisServer } from "./redis-server";
 
 export function itFailsClosedWhileRedisIsDown(setup: () => Promise<{ redis: RedisServer; store: Store }>) {
