@@ -14,7 +14,7 @@ import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 import { trackWork, whenIdle, workInFlight } from "./lib/ops/drain";
-import { openImageStore, openStorage } from "./lib/services";
+import { getServices } from "./lib/services";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -42,9 +42,11 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  // Stored images are served here, before Next, which would drop their Content-Length. Creating the storage now
-  // also clears what a crash left half-written.
-  const storage = openStorage(config);
+  // The process's services, shared with the route handlers (one store connection, one storage). Stored images are
+  // served here, before Next, which would drop their Content-Length. Creating the storage now also clears what a
+  // crash left half-written.
+  const svc = getServices();
+  const storage = svc.storage;
   const cdn = storage.kind === "local" ? storage : null;
 
   let draining = false;
@@ -82,7 +84,7 @@ async function main() {
   server.keepAliveTimeout = 5_000;
 
   // SIGTERM drains: no new connections, idle ones closed, in-flight requests and this instance's jobs finish (up to
-  // SHUTDOWN_GRACE_MS), then exit. Jobs still running after that are failed and refunded by another instance's
+  // SHUTDOWN_GRACE_MS), the store closes, then exit. Jobs still running after that are failed and refunded by another instance's
   // lease sweep. Repeated signals (npm and tsx relay the one a process group gets) change nothing.
   const shutdown = async (signal: NodeJS.Signals) => {
     if (draining) return;
@@ -91,6 +93,8 @@ async function main() {
     server.close();
     server.closeIdleConnections();
     const idle = await whenIdle(config.shutdownGraceMs);
+    // The store's background work stops (and writes what it holds) before the process goes.
+    await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
     console.log(
       idle
         ? "darkroom: drained; exiting"
@@ -116,9 +120,8 @@ async function main() {
     console.log(
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
-    // Retention: a sweep now and then every hour, with this process's own store connection.
-    const images = openImageStore(config);
-    startImageSweeps(() => sweepImages({ images, storage, retentionDays: config.images.retentionDays }));
+    // Retention: a sweep now and then every hour.
+    startImageSweeps(() => sweepImages({ images: svc.images, storage, retentionDays: config.images.retentionDays }));
   });
 }
 

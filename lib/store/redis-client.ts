@@ -1,44 +1,47 @@
-// The one client every part of the Redis backend gets, on one of two transports chosen by the URL:
+// The Redis backend's one client, from one factory, on one of two transports chosen by the URL:
 // - https:// — Upstash's REST API (@upstash/redis): strings back as written, telemetry off, a fresh deadline per
-//   request, and retries only where every call made through it is safe to run twice;
+//   request, and one quick retry, which every call made through it tolerates (each write is safe to run twice, see
+//   upstash-scripts.ts);
 // - redis:// or rediss:// (REDIS_URL) — any Redis 6.2+ over TCP with the official client (redis-tcp.ts), with the
-//   same replies, deadline and retry rule.
-// The store's Lua scripts and @upstash/ratelimit's run unchanged on both.
+//   same replies, deadline and retry.
+// The backend uses only the commands in RedisClient, so the store's Lua scripts and @upstash/ratelimit's run
+// unchanged on both.
 import type { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { TcpRedis } from "./redis-tcp";
 
 export type RedisOptions = { url: string; token: string; timeoutMs?: number };
 
-/** What the store uses of a Redis client; both transports have it. */
+/** The commands the Redis backend and the per-minute guard use; both transports have them. */
 export type RedisClient = Pick<
   TcpRedis,
-  | "createScript"
-  | "evalsha"
-  | "eval"
-  | "ping"
   | "get"
   | "set"
   | "del"
   | "exists"
   | "hget"
-  | "hmget"
   | "hgetall"
   | "hset"
   | "hsetnx"
   | "hdel"
   | "hlen"
+  | "hmget"
   | "lrange"
   | "zrange"
   | "zrem"
   | "zscore"
+  | "ping"
+  | "createScript"
+  | "eval"
+  | "evalsha"
+  | "scriptLoad"
 >;
 
 export const isTcpRedisUrl = (url: string) => /^rediss?:\/\//i.test(url);
 
-export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "never-retry"): RedisClient {
+export function createRedisClient(opts: RedisOptions): RedisClient {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  if (isTcpRedisUrl(opts.url)) return new TcpRedis({ url: opts.url, timeoutMs, retry });
+  if (isTcpRedisUrl(opts.url)) return new TcpRedis({ url: opts.url, timeoutMs });
   const rest: RedisClient = new Redis({
     url: opts.url,
     token: opts.token,
@@ -48,7 +51,7 @@ export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "
     // A function, so each request gets a fresh deadline covering all its attempts.
     signal: () => AbortSignal.timeout(timeoutMs),
     // One quick retry absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs.
-    retry: retry === "safe-to-retry" ? { retries: 1, backoff: () => 50 } : { retries: 0 },
+    retry: { retries: 1, backoff: () => 50 },
   });
   return rest;
 }

@@ -16,12 +16,11 @@ const UPSTASH_SHEBANG = /^#!lua flags=allow-key-locking[^\n]*\n/;
 
 const sha1 = (text: string) => crypto.createHash("sha1").update(text).digest("hex");
 
-export type TcpRedisOptions = { url: string; timeoutMs: number; retry: "safe-to-retry" | "never-retry" };
+export type TcpRedisOptions = { url: string; timeoutMs: number };
 
 export class TcpRedis {
   private readonly client;
   private readonly timeoutMs: number;
-  private readonly retries: number;
   /** Script hashes as callers know them (of the text with its shebang) → the hash of the text Redis runs. */
   private readonly loaded = new Map<string, string>();
   private connecting: Promise<void> | undefined;
@@ -30,8 +29,6 @@ export class TcpRedis {
 
   constructor(opts: TcpRedisOptions) {
     this.timeoutMs = opts.timeoutMs;
-    // One quick retry absorbs a connection that died under a command; only where every call is safe to run twice.
-    this.retries = opts.retry === "safe-to-retry" ? 1 : 0;
     this.client = createClient({
       url: opts.url,
       RESP: 2,
@@ -100,7 +97,8 @@ export class TcpRedis {
         return (await this.client.sendCommand(argv, { timeout })) as T;
       } catch (err) {
         // Redis answered with an error (a script error, NOSCRIPT, a wrong type): sending again would not help.
-        if (err instanceof ErrorReply || attempt >= this.retries || Date.now() >= deadline) throw err;
+        // One quick retry absorbs a connection that died under a command, as on the REST transport.
+        if (err instanceof ErrorReply || attempt >= 1 || Date.now() >= deadline) throw err;
         await new Promise((r) => setTimeout(r, 50));
       }
     }
@@ -133,6 +131,11 @@ export class TcpRedis {
     const body = script.replace(UPSTASH_SHEBANG, "");
     this.loaded.set(sha1(script), sha1(body));
     return this.command<T>(["EVAL", body, keys.length, ...keys, ...args]);
+  }
+
+  /** Loads a script as given (no shebang handling: callers then run it by this hash with evalsha). */
+  scriptLoad(script: string): Promise<string> {
+    return this.command(["SCRIPT", "LOAD", script]);
   }
 
   ping(): Promise<string> {

@@ -8,13 +8,10 @@ import { after, describe, it } from "node:test";
 import { createClient } from "redis";
 import { StoreUnavailable } from "@/lib/errors";
 import type { Bucket } from "@/lib/quota/types";
-import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
 import { openUpstashImageStore } from "@/lib/store/images-upstash";
-import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
 import { createRedisClient } from "@/lib/store/redis-client";
-import { openUpstashStore } from "@/lib/store/upstash";
+import { openUpstashBackend } from "@/lib/store/upstash-backend";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
-import { openUpstashUsageHistory } from "@/lib/store/usage-history-upstash";
 import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
@@ -30,30 +27,21 @@ const setup = () => (server ??= startRedisServer());
 after(async () => {
   if (server) await (await server).close();
 });
-/** The options every store takes; the TCP transport has no token. */
+/** The Redis backend's options on the TCP transport, which has no token. */
 const tcp = async () => ({ url: (await setup()).url, token: "" });
 
-runStoreSuite("redis (TCP)", async () => openUpstashStore(await tcp()), { skip });
-runJobStoreSuite("redis (TCP)", async () => openUpstashJobStore(await tcp()));
-runImageStoreSuite("redis (TCP)", async () => openUpstashImageStore(await tcp()), { skip });
-runConsoleStoreSuite(
-  "redis (TCP)",
-  async () => {
-    const opts = await tcp();
-    return {
-      store: openUpstashStore(opts),
-      console: openUpstashConsoleStore(opts),
-      usage: openUpstashUsageHistory({ ...opts, keepDays: 90 }),
-    };
-  },
-  { skip },
-);
+runStoreSuite("redis (TCP)", async () => openUpstashBackend(await tcp()), { skip });
+runJobStoreSuite("redis (TCP)", async () => openUpstashBackend(await tcp()));
+runImageStoreSuite("redis (TCP)", async () => openUpstashImageStore(createRedisClient(await tcp())), { skip });
+runConsoleStoreSuite("redis (TCP)", async () => openUpstashBackend({ ...(await tcp()), usageHistoryDays: 90 }), {
+  skip,
+});
 runWebhookOutboxSuite(
   "redis (TCP)",
   async () => {
-    const opts = await tcp();
+    const client = createRedisClient(await tcp());
     const namespace = `t${crypto.randomBytes(4).toString("hex")}`;
-    return { open: () => openUpstashWebhookOutbox({ ...opts, namespace }) };
+    return { open: () => openUpstashWebhookOutbox(client, { namespace }) };
   },
   { skip },
 );
@@ -71,7 +59,7 @@ describe("redis (TCP) transport", { skip }, () => {
     await raw.connect();
     try {
       await raw.sendCommand(["CONFIG", "RESETSTAT"]);
-      const guard = createUpstashGuard({ url, token: "" });
+      const guard = createUpstashGuard(createRedisClient({ url, token: "" }));
       const b = bucket(3, 60_000);
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await guard.take(b, "ip-1"));
@@ -95,7 +83,7 @@ describe("redis (TCP) transport", { skip }, () => {
   });
 
   it("hands back Redis's own replies, as the REST client does with deserialization off", async () => {
-    const redis = createRedisClient(await tcp(), "safe-to-retry");
+    const redis = createRedisClient(await tcp());
     const k = `tcp:${crypto.randomUUID()}`;
     assert.equal(await redis.set(k, "123", { nx: true, px: 60_000 }), "OK");
     assert.equal(await redis.set(k, "456", { nx: true, px: 60_000 }), null);
@@ -120,7 +108,7 @@ describe("redis (TCP) transport", { skip }, () => {
 describe("redis (TCP) store when Redis fails", { skip }, () => {
   itFailsClosedWhileRedisIsDown(async () => {
     const redis = await setup();
-    return { redis, store: openUpstashStore({ url: redis.url, token: "" }) };
+    return { redis, backend: openUpstashBackend({ url: redis.url, token: "" }) };
   });
 
   it("fails closed when Redis accepts connections and never answers", async () => {
@@ -129,10 +117,10 @@ describe("redis (TCP) store when Redis fails", { skip }, () => {
     await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
     try {
       const url = `redis://127.0.0.1:${(hung.address() as net.AddressInfo).port}`;
-      const store = openUpstashStore({ url, token: "", timeoutMs: 300 });
-      const guard = createUpstashGuard({ url, token: "", timeoutMs: 300 });
+      const store = openUpstashBackend({ url, token: "", timeoutMs: 300 });
+      const guard = createUpstashGuard(createRedisClient({ url, token: "", timeoutMs: 300 }), { timeoutMs: 300 });
       const started = Date.now();
-      await assert.rejects(store.take(bucket(5), "ip-1"), StoreUnavailable);
+      await assert.rejects(store.quota.take(bucket(5), "ip-1"), StoreUnavailable);
       await assert.rejects(guard.take(bucket(5, 60_000), "ip-1"), StoreUnavailable);
       assert.equal(await store.ping(), false);
       assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
