@@ -34,7 +34,7 @@ export function runDegradedSuite(transport: Exclude<Backend, "embedded">) {
       await backends.redis.stop();
       try {
         const [status, statusMs] = await timed(() => call(app.url, "/api/status", { headers: BROWSER, from }));
-        assert.equal(status.status, 200);
+        assert.equal(status.status, 200, status.text);
         assert.equal(status.json.status, "degraded");
         assert.ok(statusMs < 2000, `status took ${statusMs} ms`);
 
