@@ -1,6 +1,7 @@
 // Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
 import sharp from "sharp";
-import type { ModelRef } from "./neural/protocol";
+import type { EnhancePackage } from "../catalog/enhance-modes";
+import type { ModelRef, Precision } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
 import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
 
@@ -23,14 +24,23 @@ const PACKAGES = { fast: "esrgan-slim", quality: "esrgan-medium" } as const;
 
 export type NeuralEngineOptions = {
   upscaler: Upscaler;
-  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves both fast and quality. */
+  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves both fast and quality (run as it is: fp32 or its own int8). */
   modelPath?: string;
+  /** The precision of each packaged model (precision.ts); fp32 when not given. */
+  precisionOf?: (pkg: EnhancePackage, scale: 2 | 4) => Precision;
 };
 
 /** The packaged models come in 2× and 4×: the smallest one that reaches the target, then lanczos3 to the exact size. */
-export function chooseModel(choice: ModelChoice, effectiveScale: number, modelPath?: string): ModelRef {
+export function chooseModel(
+  choice: ModelChoice,
+  effectiveScale: number,
+  modelPath?: string,
+  precisionOf: NeuralEngineOptions["precisionOf"] = () => "fp32",
+): ModelRef {
   if (modelPath) return { kind: "file", path: modelPath };
-  return { kind: "package", pkg: PACKAGES[choice], scale: effectiveScale <= 2 ? 2 : 4 };
+  const pkg = PACKAGES[choice];
+  const scale = effectiveScale <= 2 ? 2 : 4;
+  return { kind: "package", pkg, scale, precision: precisionOf(pkg, scale) };
 }
 
 /**
@@ -67,7 +77,7 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
         detail = await sharpenTo(job.image, width, height);
         engine = "lanczos3+sharpen";
       } else {
-        const model = chooseModel(job.model, effective, opts.modelPath);
+        const model = chooseModel(job.model, effective, opts.modelPath, opts.precisionOf);
         const info = await opts.upscaler.describe(model);
         const reduced = planNetworkInput(job.image, job, info.scale);
         const input = reduced ? await resizeLanczos(job.image, reduced.width, reduced.height) : job.image;

@@ -243,7 +243,7 @@ describe("the enhance modes", () => {
   it("each run their own package in the engine", () => {
     for (const m of ENHANCE_MODES) {
       for (const scale of ENHANCE_SCALES)
-        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale });
+        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale, precision: "fp32" });
     }
   });
 

@@ -3,9 +3,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import type * as Ort from "onnxruntime-node";
+import { describeError, log } from "../../log";
+import { ensureInt8Model } from "./calibrate";
 import { readOnnxMetadata } from "./onnx-metadata";
 import { ensureConvertedModel } from "./package-models";
-import type { ModelInfo, ModelRef, SrWorkerData } from "./protocol";
+import type { ModelInfo, ModelRef, Precision, SrWorkerData } from "./protocol";
 
 /** Context for models without our metadata; the usual Real-ESRGAN tile_pad is 10. */
 const DEFAULT_OVERLAP = 16;
@@ -22,9 +24,40 @@ export type SrSession = {
   ) => Promise<Uint8Array>;
 };
 
+/**
+ * The session for a model. An int8 model that cannot be made, loaded or run here (an old CPU, a runtime without the
+ * int8 kernels, a damaged cache file) gives way to the fp32 one, with one log line: never a failed request.
+ */
 export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWorkerData): Promise<SrSession> {
+  if (model.kind === "package" && model.precision === "int8") {
+    let session: SrSession | undefined;
+    try {
+      const file = await ensureInt8Model(ort, { ...env, pkg: model.pkg, scale: model.scale });
+      session = await openFile(ort, file, model, env, "int8");
+      // A probe run: a kernel missing at run time fails here, not in a request.
+      await session.run(new Uint8Array(24 * 32 * 3).fill(128), 32, 24, { x: 0, y: 0, w: 32, h: 24 });
+      return session;
+    } catch (err) {
+      await session?.release().catch(() => {});
+      log.warn("int8 enhance model unavailable in this worker; running it in fp32", {
+        model: `${model.pkg}-x${model.scale}`,
+        ...describeError(err),
+      });
+      return openSrSession(ort, { ...model, precision: "fp32" }, env);
+    }
+  }
   const file =
     model.kind === "package" ? ensureConvertedModel(env.cacheDir, env.root, model.pkg, model.scale) : model.path;
+  return openFile(ort, file, model, env, "fp32");
+}
+
+async function openFile(
+  ort: typeof Ort,
+  file: string,
+  model: ModelRef,
+  env: SrWorkerData,
+  precision: Precision,
+): Promise<SrSession> {
   const bytes = fs.readFileSync(/*turbopackIgnore: true*/ file);
   const metadata = readOnnxMetadata(bytes);
   const session = await ort.InferenceSession.create(bytes, {
@@ -83,7 +116,11 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
     scale,
     overlap: metadata.receptive_radius ? Number(metadata.receptive_radius) : DEFAULT_OVERLAP,
     flopsPerInputPixel: Number(metadata.flops_per_input_pixel ?? 0),
-    label: model.kind === "package" ? `${model.pkg}-x${model.scale}` : path.basename(model.path),
+    label:
+      model.kind === "package"
+        ? `${model.pkg}-x${model.scale}${precision === "int8" ? "-int8" : ""}`
+        : path.basename(model.path),
+    precision,
   };
 
   return {
