@@ -3,7 +3,7 @@ import sharp from "sharp";
 import type { EnhancePackage } from "../catalog/enhance-modes";
 import type { ModelRef, Precision } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
-import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
+import { type EnhanceEngine, type ModelChoice, type RawImage, timed } from "./types";
 
 /**
  * The strength mapping (docs/enhancement.md): with L = lanczos3(input → target) and
@@ -65,7 +65,7 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
     id: "onnx",
     ai: true,
     async enhance(job) {
-      const { width, height, signal } = job;
+      const { width, height, signal, profile } = job;
       if (job.strength <= 0) return { ...(await resizeLanczos(job.image, width, height)), engine: "lanczos3" };
       // One group per job: the pool serves jobs' tiles in turn, so a big image does not hold back small ones.
       const group = Symbol("enhance job");
@@ -80,18 +80,25 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
         const model = chooseModel(job.model, effective, opts.modelPath, opts.precisionOf);
         const info = await opts.upscaler.describe(model);
         const reduced = planNetworkInput(job.image, job, info.scale);
-        const input = reduced ? await resizeLanczos(job.image, reduced.width, reduced.height) : job.image;
+        const input = reduced
+          ? await timed(profile, "prescale", () => resizeLanczos(job.image, reduced.width, reduced.height))
+          : job.image;
         signal.throwIfAborted();
         const onTaskDone = (done: number, total: number) =>
           job.onProgress?.({ fraction: done / total, stage: `enhancing: tile ${done} of ${total}` });
-        const sr = await opts.upscaler.upscale(model, input, { signal, group, onTaskDone });
-        detail = await sharpenTo(sr, width, height);
+        const sr = await timed(profile, "tiles on the workers (wall)", () =>
+          opts.upscaler.upscale(model, input, { signal, group, onTaskDone, profile }),
+        );
+        detail = await timed(profile, "resize + sharpen of the network output", () => sharpenTo(sr, width, height));
         engine = `onnx:${info.label}`;
       }
       // The base is made last, so it is not held in memory while the network runs.
-      const base = await resizeLanczos(job.image, width, height);
+      const base = await timed(profile, "lanczos3 base", () => resizeLanczos(job.image, width, height));
       signal.throwIfAborted();
-      return { ...base, data: await opts.upscaler.blend(base, detail, job.strength, { signal, group }), engine };
+      const data = await timed(profile, "strength blend (workers, wall)", () =>
+        opts.upscaler.blend(base, detail, job.strength, { signal, group }),
+      );
+      return { ...base, data, engine };
     },
   };
 }

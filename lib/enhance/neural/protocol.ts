@@ -55,6 +55,9 @@ export type ModelInfo = {
   precision: Precision;
 };
 
+/** A tile job's answer: its worker time in ms, by stage (cut out, to tensor, network, to pixels, placed). */
+export type TileProfile = { cut: number; toTensor: number; network: number; toPixels: number; place: number };
+
 /** Pool envelope: `ready` once the worker has loaded its runtime, then one reply per job id. */
 export type WorkerReply = { ready: true } | { id: number; result: unknown } | { id: number; error: string };
 
