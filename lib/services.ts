@@ -8,6 +8,7 @@ import { JobRunner } from "@/lib/jobs/runner";
 import type { JobStore } from "@/lib/jobs/store";
 import type { HeldUnit } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
+import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
 import { announceJob } from "@/lib/jobs/webhook";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { refundUnits } from "@/lib/quota/ledger";
@@ -54,6 +55,8 @@ export type Services = {
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
   jobs: JobStore;
+  /** One reader of the job store for every open event stream on this instance. */
+  jobWatch: JobWatcher;
   runner: JobRunner;
   /** Webhook deliveries waiting for an attempt, in the same backend as the store. */
   webhooks: WebhookOutbox;
@@ -124,6 +127,7 @@ function createServices(): Services {
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobs,
+    jobWatch: createJobWatcher(jobs),
     runner: createJobRunner(config, { store, jobs, webhooks, console: consoleStore, usage, pepper }),
     webhooks,
     console: consoleStore,

@@ -46,13 +46,13 @@ export function openUpstashJobStore(opts: { url: string; token: string; timeoutM
     }
   };
 
-  const read = async (id: string): Promise<{ job: JobRecord; version: string } | null> => {
-    // With deserialization off the client hands back Redis's own reply: [v, data], nulls when absent.
-    const reply = (await call("read", () => redis.hmget(jobKey(id), "v", "data"))) as unknown;
+  /** With deserialization off the client hands back Redis's own HMGET reply: [v, data], nulls when absent. */
+  const parseReply = (reply: unknown): { job: JobRecord; version: string } | null => {
     const [v, data] = Array.isArray(reply) ? reply : [null, null];
     if (typeof v !== "string" || typeof data !== "string") return null;
     return { job: JSON.parse(data) as JobRecord, version: v };
   };
+  const read = async (id: string) => parseReply(await call("read", () => redis.hmget(jobKey(id), "v", "data")));
 
   const write = (job: JobRecord, version: string) => {
     const finished = isFinished(job.status);
@@ -76,6 +76,21 @@ export function openUpstashJobStore(opts: { url: string; token: string; timeoutM
     },
     async get(id) {
       return (await read(id))?.job ?? null;
+    },
+    async getMany(ids) {
+      const found = new Map<string, JobRecord>();
+      if (ids.length === 0) return found;
+      // One pipeline: one HTTP request to Upstash for every job, whatever their number.
+      const replies = await call("getMany", () => {
+        const p = redis.pipeline();
+        for (const id of ids) p.hmget(jobKey(id), "v", "data");
+        return p.exec<unknown[]>();
+      });
+      for (const reply of replies) {
+        const job = parseReply(reply)?.job;
+        if (job) found.set(job.id, job);
+      }
+      return found;
     },
     async transition(id, from, patch) {
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
