@@ -16,6 +16,7 @@ import {
   benchConcurrentUploads,
   benchLargeOutputs,
   benchMemory,
+  benchProfile,
   benchPsnr,
   benchSpeed,
   findServerPid,
@@ -96,6 +97,17 @@ async function mainEventsOnly() {
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
 async function mainImagesOnly() {
   printTable(await benchImages());
+}
+
+const authFor = async (a: Parameters<typeof createKey>[0]) => ({
+  Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
+});
+
+/** `npm run bench -- --neural-speed-only`: the neural speed table (fp32 and int8 servers) and the request profile. */
+async function mainNeuralSpeedOnly() {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  printTable(await benchSpeed(authFor, rounds));
+  printTable(await benchProfile(rounds));
 }
 
 async function main() {
@@ -213,7 +225,8 @@ async function main() {
 
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
     if (!apiOnly) {
-      neuralTables.push(await benchSpeed(app, auth, rounds));
+      neuralTables.push(await benchSpeed(authFor, rounds));
+      neuralTables.push(await benchProfile(rounds));
       neuralTables.push(await benchPsnr(app, auth));
     }
   } finally {
@@ -222,9 +235,6 @@ async function main() {
   // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
   if (!apiOnly) {
     neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
-    const authFor = async (a: Parameters<typeof createKey>[0]) => ({
-      Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
-    });
     neuralTables.push(await benchMemory(authFor));
     neuralTables.push(await benchConcurrentUploads(authFor));
   }
@@ -252,7 +262,9 @@ const run = process.argv.includes("--reference-child")
       ? mainImagesOnly
       : process.argv.includes("--events-only")
         ? mainEventsOnly
-        : main;
+        : process.argv.includes("--neural-speed-only")
+          ? mainNeuralSpeedOnly
+          : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);
