@@ -11,6 +11,7 @@ import type { JobStore } from "../lib/jobs/store";
 import type { JobRecord } from "../lib/jobs/types";
 import { createJobWatcher, WATCH_TICK_MS } from "../lib/jobs/watch";
 import { openSqliteJobStore } from "../lib/store/jobs-sqlite";
+import { openSqliteConnection } from "../lib/store/sqlite-file";
 import type { Table } from "./neural";
 
 const SECONDS = 3;
@@ -51,7 +52,7 @@ function pollPerStream(
 
 async function measure(mode: "watcher" | "per-stream", streams: number, jobCount: number) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-bench-events-"));
-  const real = openSqliteJobStore(dir);
+  const real = openSqliteJobStore(openSqliteConnection(dir));
   let calls = 0;
   const store: JobStore = {
     ...real,
@@ -139,7 +140,7 @@ export async function benchEvents(): Promise<Table> {
     ],
     rows,
     notes: [
-      `${SECONDS} s per row; each job's progress changes every 300 ms. The watcher reads all watched jobs in one call per ${WATCH_TICK_MS} ms tick, whatever the number of streams or jobs; on Upstash a call is one HTTP request (a pipeline).`,
+      `${SECONDS} s per row; each job's progress changes every 300 ms. The watcher reads all watched jobs in one call per ${WATCH_TICK_MS} ms tick, whatever the number of streams or jobs; on Redis a call is one script run (one HTTP request to Upstash).`,
     ],
   };
 }

@@ -1,4 +1,4 @@
-// Where job records and idempotency records live: SQLite (embedded) or Redis (Upstash), behind one interface.
+// Where job records live: SQLite (embedded) or Redis (Upstash), behind one interface.
 import type { JobRecord, JobStatus } from "@/lib/jobs/types";
 
 export type JobPatch = Partial<Omit<JobRecord, "id" | "kind" | "owner" | "created_at" | "internal">> & {
@@ -8,7 +8,7 @@ export type JobPatch = Partial<Omit<JobRecord, "id" | "kind" | "owner" | "create
 export interface JobStore {
   create(job: JobRecord): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
-  /** Several jobs in one store call (SQLite `IN`, one Redis pipeline); missing ids are absent from the map. */
+  /** Several jobs in one store call (SQLite `IN`, one Redis script call); missing ids are absent from the map. */
   getMany(ids: readonly string[]): Promise<Map<string, JobRecord>>;
   /**
    * Applies `patch` atomically, only while the job's status is one of `from`; returns the new record, or null when
@@ -19,18 +19,7 @@ export interface JobStore {
   listExpired(now: number, limit: number): Promise<JobRecord[]>;
   /** Forgets finished jobs older than their read window; returns how many. */
   prune(now: number): Promise<number>;
-
-  /**
-   * Claims an Idempotency-Key for a first request. Returns null when the claim is ours, else what is there: a
-   * request still running (no response yet) or the stored answer.
-   */
-  claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | null>;
-  completeIdempotencyKey(key: string, response: StoredResponse, ttlMs: number): Promise<void>;
-  releaseIdempotencyKey(key: string): Promise<void>;
 }
-
-export type StoredResponse = { status: number; body: string; headers: Record<string, string> };
-export type IdempotencyRecord = { fingerprint: string; response: StoredResponse | null };
 
 export function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
   return { ...job, ...patch, internal: { ...job.internal, ...patch.internal } };

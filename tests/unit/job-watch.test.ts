@@ -11,6 +11,7 @@ import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import type { JobRecord, JobStatus } from "@/lib/jobs/types";
 import { createJobWatcher } from "@/lib/jobs/watch";
 import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
+import { openSqliteConnection } from "@/lib/store/sqlite-file";
 
 const dirs: string[] = [];
 after(() => {
@@ -42,7 +43,7 @@ const SCRIPT: [JobStatus[], JobPatch][] = [
 function scriptedStore() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-watch-"));
   dirs.push(dir);
-  const real = openSqliteJobStore(dir);
+  const real = openSqliteJobStore(openSqliteConnection(dir));
   const counts = { getMany: 0, get: 0, idsPerCall: [] as number[] };
   const steps = new Map<string, number>();
   const store: JobStore = {
