@@ -63,6 +63,8 @@ const envSchema = z
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+    // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
+    ENHANCE_PRECISION: optionalText.pipe(z.enum(["int8", "fp32"]).optional()),
     ENHANCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
 
     UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
@@ -193,6 +195,7 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
       ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH)
       : undefined,
     device: env.ENHANCE_DEVICE,
+    precision: env.ENHANCE_PRECISION,
     timeoutMs: env.ENHANCE_TIMEOUT_MS,
   };
 }
