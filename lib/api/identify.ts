@@ -49,7 +49,19 @@ export function freeCallerOf(ip: string | null): Caller {
   return { plan: "free", identity: identityOfIp(ip), ip, ...(net48 && { net48 }) };
 }
 
-export async function identifyCaller(req: Request, svc: Services, ip: string | null): Promise<Caller> {
+/** A credential a route accepts (declared in its policy, see withApi). */
+export type Credential = "key" | "browser" | "deleteToken";
+
+/**
+ * Who is calling, by the credentials the route accepts: a Bearer key (always verified when sent, 401 if bad), a
+ * browser's X-Requested-With (Free), or an X-Delete-Token alone (Free, counted on the address).
+ */
+export async function identifyCaller(
+  req: Request,
+  svc: Pick<Services, "keys" | "pepper">,
+  ip: string | null,
+  accepts: readonly Credential[] = ["key", "browser"],
+): Promise<Caller> {
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const match = /^Bearer +(\S+) *$/i.exec(auth);
@@ -63,7 +75,11 @@ export async function identifyCaller(req: Request, svc: Services, ip: string | n
       ip,
     };
   }
-  if (req.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest") return freeCallerOf(ip);
+  if (accepts.includes("browser") && req.headers.get("x-requested-with")?.toLowerCase() === "xmlhttprequest") {
+    return freeCallerOf(ip);
+  }
+  // The delete token is a credential of its own; the route checks it against the image.
+  if (accepts.includes("deleteToken") && req.headers.has("x-delete-token")) return freeCallerOf(ip);
   throw new ApiError(
     "unauthorized",
     "An API key is required: send Authorization: Bearer <key>. Pro keys are not generally available yet; join the waitlist at /waitlist.",

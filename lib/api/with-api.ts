@@ -2,7 +2,7 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
-import { freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
+import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
 import type { Caller } from "@/lib/auth/types";
 import { Idempotency } from "@/lib/idempotency/idempotency";
 import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
@@ -12,6 +12,7 @@ import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import { usageRecorderFor } from "@/lib/usage/recording";
+import { enforceCallGuard } from "./call-guard";
 import { rateLimitHeaders } from "./headers";
 
 export type RouteContext = {
@@ -32,14 +33,53 @@ export type RouteContext = {
 /** A 200 JSON body (an object, or JSON text already serialised), or a whole Response for other statuses. */
 export type RouteResult = Record<string, unknown> | string | Response;
 
+/** A route's access policy, declared where the route is: the wrapper applies it before the handler runs. */
+export type ApiPolicy = {
+  /** The daily bucket the route takes from or reports on in X-RateLimit-*; "waitlist" counts signups per IP. */
+  quota: Endpoint | "waitlist";
+  /** A per-minute guard counted before the handler runs (429 past it), and what its message calls the route. */
+  guard?: { bucket: "statusGuard" | "jobReadGuard"; what: string };
+  /** Only a Pro key may call (401 otherwise); the value names the route in the message. */
+  proOnly?: string;
+  /**
+   * The credentials the route accepts; "anyone" needs none and counts every caller as Free on its address.
+   * @default ["key", "browser"]
+   */
+  accepts?: readonly (Credential | "anyone")[];
+};
+
+const POLICIES: Record<Endpoint | "waitlist", ApiPolicy> = {
+  generate: { quota: "generate" },
+  enhance: { quota: "enhance" },
+  status: { quota: "status" },
+  waitlist: { quota: "waitlist", accepts: ["anyone"] },
+};
+
+/** Who the policy lets in; throws the contract's 401 for anyone else. */
+async function callerFor(req: Request, svc: Services, ip: string | null, policy: ApiPolicy): Promise<Caller> {
+  const accepts = policy.accepts ?? ["key", "browser"];
+  if (accepts.includes("anyone")) return freeCallerOf(ip);
+  const caller = await identifyCaller(req, svc, ip, accepts as Credential[]);
+  if (policy.proOnly && (caller.plan !== "pro" || !caller.keyId)) {
+    throw new ApiError("unauthorized", `${policy.proOnly} needs a Pro key: send Authorization: Bearer <key>.`);
+  }
+  if (policy.guard) {
+    const { bucket, what } = policy.guard;
+    await enforceCallGuard(svc.statusGuard, svc.buckets[bucket], caller, what);
+  }
+  return caller;
+}
+
 /**
- * `endpoint` names the daily bucket the route reports on. "waitlist" is open to anyone and counts signups per IP;
- * the others need a key or a browser's `X-Requested-With`.
+ * Wraps a route under its declared policy (or the named one of an endpoint): who may call, the daily bucket it
+ * counts on, the per-minute guard, Pro only.
  */
 export function withApi(
-  endpoint: Endpoint | "waitlist",
+  declared: Endpoint | "waitlist" | ApiPolicy,
   handler: (ctx: RouteContext) => Promise<RouteResult>,
 ): (req: Request) => Promise<Response> {
+  const policy = typeof declared === "string" ? POLICIES[declared] : declared;
+  const endpoint = policy.quota;
   return async (req) => {
     const requestId = newRequestId();
     let quota: Quota | undefined;
@@ -52,7 +92,7 @@ export function withApi(
       // A 401 describes the caller IP's Free generation bucket.
       const anonymous = freeCallerOf(ip);
       quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
-      const caller = endpoint === "waitlist" ? anonymous : await identifyCaller(req, svc, ip);
+      const caller = await callerFor(req, svc, ip, policy);
       quota = new Quota(
         svc.quota,
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
@@ -159,22 +199,15 @@ export function originOf(req: Request): string {
  * caller IP's Free generation bucket, as for a 401) instead of the framework's empty 405.
  */
 export function rejectOtherMethods(allowed: string[]) {
-  const refuse = withApi("generate", async () => {
+  // Anyone: a 405 never verifies a key, and reports on the IP's Free bucket.
+  const refuse = withApi({ quota: "status", accepts: ["anyone"] }, async () => {
     throw new ApiError("method_not_allowed", `Use ${allowed.join(" or ")} on this endpoint.`);
   });
   const handler = async (req: Request): Promise<Response> => {
-    const res = await refuse(anonymised(req));
+    const res = await refuse(req);
     res.headers.set("Allow", allowed.join(", "));
     return res;
   };
   const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !allowed.includes(m));
   return Object.fromEntries(methods.map((m) => [m, handler])) as Record<string, (req: Request) => Promise<Response>>;
-}
-
-/** The request without credentials, so a 405 never verifies a key: it reports on the IP's Free bucket. */
-function anonymised(req: Request): Request {
-  const headers = new Headers(req.headers);
-  headers.delete("authorization");
-  headers.set("x-requested-with", "XMLHttpRequest");
-  return new Request(req.url, { method: "GET", headers });
 }

@@ -1,5 +1,4 @@
 // GET /api/account – a Pro key's own record and its webhook signing secret.
-import { requireProCaller } from "@/lib/api/require-pro";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { webhookSecretOf } from "@/lib/console/keys";
 import { NotFound } from "@/lib/errors";
@@ -7,9 +6,11 @@ import { NotFound } from "@/lib/errors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi("status", async ({ caller, svc }) => {
-  const keyId = await requireProCaller(caller, svc, "account");
-  const key = await svc.keys.findKey(keyId);
+const POLICY = { quota: "status", proOnly: "account", guard: { bucket: "statusGuard", what: "account" } } as const;
+
+export const GET = withApi(POLICY, async ({ caller, svc }) => {
+  // The policy lets only Pro keys in.
+  const key = await svc.keys.findKey(caller.keyId as string);
   if (!key) throw new NotFound("No key with that id.");
   return {
     success: true,

@@ -1,5 +1,4 @@
 // GET /api/status – service health and the caller's daily usage.
-import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { emptyUsage } from "@/lib/quota/types";
 import { buildStatus, serializeStatus } from "@/lib/status";
@@ -7,29 +6,30 @@ import { buildStatus, serializeStatus } from "@/lib/status";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi("status", async ({ caller, svc, quota }) => {
-  await enforceCallGuard(svc.statusGuard, svc.buckets.statusGuard, caller, "status");
-
-  // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
-  const enhanceBucket = svc.buckets.freeEnhancements;
-  // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
-  const usesDisk = svc.backend.kind === "sqlite" || svc.storage.kind === "local";
-  const [usage, enhanceUsage, disk] = await Promise.all([
-    quota.read(),
-    caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
-    usesDisk ? svc.checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
-  ]);
-  const status = buildStatus({
-    plan: caller.plan,
-    usage: usage ?? quota.usage(),
-    enhanceUsage: caller.plan === "free" ? (enhanceUsage ?? emptyUsage(enhanceBucket)) : undefined,
-    storeHealthy: usage !== null && enhanceUsage !== null,
-    disk,
-    config: svc.config,
-    engines: svc.engines,
-    enhancer: svc.enhancer,
-  });
-  return serializeStatus(status);
-});
+export const GET = withApi(
+  { quota: "status", guard: { bucket: "statusGuard", what: "status" } },
+  async ({ caller, svc, quota }) => {
+    // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
+    const enhanceBucket = svc.buckets.freeEnhancements;
+    // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
+    const usesDisk = svc.backend.kind === "sqlite" || svc.storage.kind === "local";
+    const [usage, enhanceUsage, disk] = await Promise.all([
+      quota.read(),
+      caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
+      usesDisk ? svc.checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
+    ]);
+    const status = buildStatus({
+      plan: caller.plan,
+      usage: usage ?? quota.usage(),
+      enhanceUsage: caller.plan === "free" ? (enhanceUsage ?? emptyUsage(enhanceBucket)) : undefined,
+      storeHealthy: usage !== null && enhanceUsage !== null,
+      disk,
+      config: svc.config,
+      engines: svc.engines,
+      enhancer: svc.enhancer,
+    });
+    return serializeStatus(status);
+  },
+);
 
 export const { POST, PUT, PATCH, DELETE } = rejectOtherMethods(["GET"]);

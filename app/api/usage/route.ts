@@ -1,6 +1,5 @@
 // GET /api/usage?days=N – a Pro key's own daily usage (1 to 90 days, default 30), oldest first.
 import { parseDays } from "@/lib/api/parse-admin";
-import { requireProCaller } from "@/lib/api/require-pro";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { accountUsage } from "@/lib/console/usage";
 import { daysQuerySchema } from "@/lib/schemas/admin";
@@ -8,8 +7,10 @@ import { daysQuerySchema } from "@/lib/schemas/admin";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withApi("status", async ({ req, caller, svc, quota }) => {
-  const keyId = await requireProCaller(caller, svc, "usage");
+const POLICY = { quota: "status", proOnly: "usage", guard: { bucket: "statusGuard", what: "usage" } } as const;
+
+export const GET = withApi(POLICY, async ({ req, caller, svc, quota }) => {
+  const keyId = caller.keyId as string; // the policy lets only Pro keys in
   const days = parseDays(req, daysQuerySchema);
   const [history, today] = await Promise.all([accountUsage(svc.usage, keyId, days), quota.read()]);
   return {

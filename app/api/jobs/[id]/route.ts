@@ -8,11 +8,14 @@ import { ApiError } from "@/lib/schemas/api-error";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
+/** Job reads use no daily quota; the per-minute job guard bounds polling. */
+const JOB_READ = { quota: "status", guard: { bucket: "jobReadGuard", what: "job" } } as const;
+
 type Params = { params: Promise<{ id: string }> };
 
 export async function GET(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
-  return withApi("status", async ({ caller, svc }) => {
+  return withApi(JOB_READ, async ({ caller, svc }) => {
     const job = await findOwnJob(svc, caller, id);
     return { success: true, ...viewOf(job) };
   })(req);
@@ -20,7 +23,7 @@ export async function GET(req: Request, { params }: Params): Promise<Response> {
 
 export async function DELETE(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
-  return withApi("status", async ({ caller, svc }) => {
+  return withApi(JOB_READ, async ({ caller, svc }) => {
     const job = await findOwnJob(svc, caller, id);
     if (isFinished(job.status)) throw new ApiError("job_finished");
     const canceled = await svc.runner.cancel(job.id);

@@ -8,11 +8,14 @@ export const dynamic = "force-dynamic";
 // On Vercel a stream lives at most this long; clients reconnect and get the current state first.
 export const maxDuration = 300;
 
+/** Job reads use no daily quota; the per-minute job guard bounds polling. */
+const JOB_READ = { quota: "status", guard: { bucket: "jobReadGuard", what: "job" } } as const;
+
 type Params = { params: Promise<{ id: string }> };
 
 export async function GET(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
-  return withApi("status", async ({ caller, svc, signal }) => {
+  return withApi(JOB_READ, async ({ caller, svc, signal }) => {
     const job = await findOwnJob(svc, caller, id);
     return new Response(jobEvents(svc.jobWatch, job, signal), {
       headers: {
