@@ -8,7 +8,16 @@ module.exports = {
   // Nothing uses next/image: with the optimizer off, /_next/image answers 404 instead of fetching and resizing
   // arbitrary local paths (or, if patterns were ever added, remote URLs) on anyone's behalf.
   images: { unoptimized: true, remotePatterns: [], localPatterns: [] },
-  serverExternalPackages: ["better-sqlite3", "sharp", "busboy", "onnxruntime-node", "ws"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "sharp",
+    "busboy",
+    "onnxruntime-node",
+    "ws",
+    // One copy per process, shared by instrumentation.ts and every route.
+    "prom-client",
+    "@opentelemetry/api",
+  ],
   // Type checking runs once in `npm test` (tests/unit/typecheck.test.ts); `npm start` need not repeat it.
   // Next appends each distDir to its tsconfig's include; it gets a generated, git-ignored one that extends
   // tsconfig.json (written by lib/ops/build.ts), so builds never rewrite tracked files.

@@ -12,6 +12,8 @@ import { ConfigError, parseConfig } from "./lib/config";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
+import { timeRequest } from "./lib/metrics/http";
+import { loadRouteMatcher } from "./lib/metrics/routes";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 import { openImageStore, openStorage } from "./lib/services";
 
@@ -46,7 +48,9 @@ async function main() {
   const storage = openStorage(config);
   const cdn = storage.kind === "local" ? storage : null;
 
+  const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
   const server = http.createServer((req, res) => {
+    timeRequest(req, res, routeOf);
     if (cdn && serveCdnRequest(cdn, req, res)) return;
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];

@@ -193,5 +193,6 @@ function recordJob(svc: Pick<Services, "usage">, job: JobRecord): Promise<void> 
     note: { model, engine },
     outcome: outcomeOf(status),
     at: Date.parse(job.finished_at ?? "") || Date.now(),
+    seconds: Math.max(0, Date.parse(job.finished_at ?? "") - Date.parse(job.started_at ?? job.created_at)) / 1000 || 0,
   });
 }

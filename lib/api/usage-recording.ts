@@ -3,6 +3,7 @@
 // in aggregate only. A recording that fails is logged and never changes the answer.
 import type { Caller } from "@/lib/auth/identify";
 import { describeError, log } from "@/lib/log";
+import { observeJob } from "@/lib/metrics";
 import type { Services } from "@/lib/services";
 import type { UsageOutcome } from "@/lib/store/usage-history";
 
@@ -20,10 +21,19 @@ export type RequestRecord = {
   note: UsageNote;
   outcome: UsageOutcome;
   at?: number;
+  /** How long the request or job took, for the metrics. */
+  seconds: number;
 };
 
 /** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
 export async function recordRequest(svc: Pick<Services, "usage">, r: RequestRecord): Promise<void> {
+  const labels = {
+    kind: r.endpoint,
+    model: r.note.model || "none",
+    engine: r.note.engine || "none",
+    outcome: r.outcome,
+  };
+  observeJob(labels, r.seconds);
   try {
     await svc.usage.record({
       at: r.at ?? Date.now(),
@@ -53,11 +63,13 @@ export function usageRecorderFor(
 ): ((answer: unknown) => Promise<void>) | undefined {
   if (req.method !== "POST" || (endpoint !== "generate" && endpoint !== "enhance")) return undefined;
   let done = false;
+  const started = performance.now();
   return async (answer) => {
     const status = typeof answer === "number" ? answer : answer instanceof Response ? answer.status : 200;
     const replayed = answer instanceof Response && answer.headers.has("idempotent-replayed");
     if (done || status === 202 || replayed) return;
     done = true;
-    await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status) });
+    const seconds = (performance.now() - started) / 1000;
+    await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status), seconds });
   };
 }

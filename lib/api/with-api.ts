@@ -3,6 +3,7 @@
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
 import { type Caller, freeCallerOf, identifyCaller, readClientIp } from "@/lib/auth/identify";
+import { observeQuotaRefusal } from "@/lib/metrics";
 import type { Endpoint } from "@/lib/quota/policies";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
@@ -44,6 +45,7 @@ export function withApi(
     let quota: Quota | undefined;
     let idempotency: Idempotency | undefined;
     let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
+    let plan = "free";
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -52,6 +54,7 @@ export function withApi(
       const anonymous = freeCallerOf(ip);
       quota = new Quota(svc.store, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
       const caller = endpoint === "waitlist" ? anonymous : await identifyCaller(req, svc, ip);
+      plan = caller.plan;
       quota = new Quota(
         svc.store,
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
@@ -86,6 +89,7 @@ export function withApi(
       return response;
     } catch (err) {
       const apiError = toApiError(err, requestId);
+      if (apiError.code === "rate_limited") observeQuotaRefusal(plan, endpoint);
       await quota?.fail().catch((e) => toApiError(e, requestId));
       await idempotency?.release().catch((e) => toApiError(e, requestId));
       // A repeat refused for its Idempotency-Key is the first request again, counted once already.

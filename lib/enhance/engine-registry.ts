@@ -113,3 +113,18 @@ export function describeEnhanceEngine(config: Config) {
     ...(reg.fallback && { fallback_reason: "the neural runtime could not start; see the server log" }),
   };
 }
+
+/**
+ * Why the enhance runtime is not ready, or null when it is: readiness (GET /api/ready) asks this, and a pool that
+ * never started is started now, so an instance loads its runtime before a load balancer sends it work.
+ */
+export function enhanceRuntimeProblem(config: Config): string | null {
+  const reg = getRegistry(config);
+  if (reg.fallback || reg.pool.startFailure) return "The neural enhance runtime could not load.";
+  if (reg.pool.restarting) return "The enhance workers failed to start and are waiting to retry.";
+  if (!reg.pool.loaded) {
+    reg.pool.warm();
+    return "The enhance runtime is still loading.";
+  }
+  return null;
+}

@@ -2,6 +2,7 @@
 // several instances at once: records are claimed atomically before their files are touched, so each image is
 // deleted by one sweeper, and only due records are ever claimed, so nothing goes early. Each run is bounded.
 import { describeError, log } from "@/lib/log";
+import { observeSweep } from "@/lib/metrics";
 import { processSingleton } from "@/lib/singleton";
 import { dueAt, type LibraryDeps, newLease, removeClaimed } from "./library";
 
@@ -100,7 +101,9 @@ export async function sweepImages(deps: LibraryDeps, opts: SweepOptions = {}): P
       }
     }
     stats.lastError = null;
+    observeSweep(true, removed, failed);
   } catch (err) {
+    observeSweep(false, removed, failed);
     stats.lastError = err instanceof Error ? err.message : String(err);
     log.warn("image sweep stopped early", { removed, failed, ...describeError(err) });
     throw err;

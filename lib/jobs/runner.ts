@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { observeAsyncJob } from "@/lib/metrics";
 import type { JobPatch, JobStore } from "@/lib/store/jobs";
 import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
 
@@ -201,6 +202,7 @@ export class JobRunner {
   }
 
   private finished(job: JobRecord) {
+    observeAsyncJob(job.kind, job.status);
     try {
       this.opts.onFinished?.(job);
     } catch (err) {

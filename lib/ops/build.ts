@@ -15,6 +15,7 @@ const SOURCE_FILES = [
   "tsconfig.json",
   "postcss.config.mjs",
   "proxy.ts",
+  "instrumentation.ts",
 ];
 export const BUILDS_DIR = ".builds";
 const COMPLETE = "darkroom-complete.json";

@@ -5,7 +5,17 @@ import path from "node:path";
 import { it } from "node:test";
 
 const ROOT = path.resolve(__dirname, "../..");
-const DOMAIN = ["lib/engines", "lib/enhance", "lib/status.ts", "lib/store", "lib/storage", "lib/webhooks", "lib/work"];
+const DOMAIN = [
+  "lib/engines",
+  "lib/enhance",
+  "lib/metrics",
+  "lib/ops/readiness.ts",
+  "lib/status.ts",
+  "lib/store",
+  "lib/storage",
+  "lib/webhooks",
+  "lib/work",
+];
 const FORBIDDEN = /^(@\/lib\/api(\/|$)|next(\/|$)|\.\.\/api\/)/;
 
 function sourcesUnder(rel: string): string[] {

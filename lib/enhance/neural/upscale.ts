@@ -1,6 +1,7 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
 import { setMaxListeners } from "node:events";
+import { withSpan } from "@/lib/metrics/trace";
 import type { RawImage } from "../types";
 import type { WorkerPool } from "./pool";
 import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, toModelKey } from "./protocol";
@@ -55,7 +56,11 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
     try {
       let done = 0;
       await Promise.all(
-        tasks.map((task) => pool.run(task, { signal, group }).then(() => opts.onTaskDone?.(++done, tasks.length))),
+        tasks.map((task, i) =>
+          withSpan(`darkroom.enhance_${task.type}`, { index: i, of: tasks.length }, () =>
+            pool.run(task, { signal, group }),
+          ).then(() => opts.onTaskDone?.(++done, tasks.length)),
+        ),
       );
     } catch (err) {
       stop.abort(err);
