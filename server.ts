@@ -6,14 +6,14 @@ import net from "node:net";
 import path from "node:path";
 import next from "next";
 import { serveCdnRequest } from "./app/cdn/serve-node";
-import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
-import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
 import { timeRequest } from "./lib/metrics/http";
 import { loadRouteMatcher } from "./lib/metrics/routes";
+import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
+import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 import { openImageStore, openStorage } from "./lib/services";
 

@@ -7,9 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { previewEngine } from "../lib/engines/preview";
 import { storeImage } from "../lib/images/library";
+import type { ImageRecord } from "../lib/images/store";
 import { sweepImages } from "../lib/images/sweep";
 import { createLocalStorage } from "../lib/storage/local";
-import type { ImageRecord } from "../lib/store/images";
 import { openSqliteImageStore } from "../lib/store/images-sqlite";
 import type { Table } from "./neural";
 

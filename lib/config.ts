@@ -71,7 +71,7 @@ const envSchema = z
     VERCEL: optionalText,
     VERCEL_URL: optionalText,
 
-    // Generation providers: MODEL_* routes, credentials and base-URL overrides (README, "Providers").
+    // Generation providers: MODEL_* routes, credentials and base-URL overrides (docs/providers.md).
     ...providerShape(),
     // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
     JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),

@@ -1,42 +1,41 @@
 // Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
 
-import { type ProxyList, parseTrustedProxies } from "@/lib/api/client-ip";
-import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
-import { toApiError } from "@/lib/api/errors";
-import { outcomeOf, recordRequest } from "@/lib/api/usage-recording";
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { signingSecretOf } from "@/lib/console/keys";
+import type { ImageStore } from "@/lib/images/store";
 import { JobRunner } from "@/lib/jobs/runner";
-import type { HeldUnit, JobRecord } from "@/lib/jobs/types";
+import type { JobStore } from "@/lib/jobs/store";
+import type { HeldUnit } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { announceJob } from "@/lib/jobs/webhook";
+import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
+import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
+import { toApiError } from "@/lib/schemas/api-error";
 import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
-import type { ConsoleStore } from "@/lib/store/console";
 import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
 import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
-import type { ImageStore } from "@/lib/store/images";
 import { openSqliteImageStore } from "@/lib/store/images-sqlite";
 import { openUpstashImageStore } from "@/lib/store/images-upstash";
-import type { JobStore } from "@/lib/store/jobs";
 import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
 import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
 import { openSqliteStore } from "@/lib/store/sqlite";
-import type { Store } from "@/lib/store/types";
+import type { ConsoleStore, Store } from "@/lib/store/types";
 import { openUpstashStore } from "@/lib/store/upstash";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
-import { noUsageHistory, type UsageHistory } from "@/lib/store/usage-history";
 import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
 import { openUpstashUsageHistory } from "@/lib/store/usage-history-upstash";
-import type { WebhookOutbox } from "@/lib/store/webhooks";
 import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
 import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
+import { noUsageHistory, type UsageHistory } from "@/lib/usage/history";
+import { recordJob } from "@/lib/usage/recording";
 import { startWebhookWorker } from "@/lib/webhooks";
+import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -147,8 +146,7 @@ function createJobRunner(
     pepper,
   }: Pick<Services, "store" | "jobs" | "webhooks" | "console" | "usage" | "pepper">,
 ): JobRunner {
-  const refund = (units: HeldUnit[]) =>
-    Promise.all(units.map((u) => store.refund(u.bucket, u.identity, u.windowStart))).then(() => undefined);
+  const refund = (units: HeldUnit[]) => refundUnits(store, units);
   const runner = new JobRunner({
     jobs,
     refund,
@@ -172,27 +170,4 @@ function createJobRunner(
     },
   });
   return runner;
-}
-
-/**
- * An async job's line in the usage history, when it ends (its 202 was not counted): succeeded, failed by the
- * status of its error, or refused when the caller cancelled it.
- */
-function recordJob(svc: Pick<Services, "usage">, job: JobRecord): Promise<void> {
-  const { plan = "free", keyId, model } = job.internal;
-  const status =
-    job.status === "succeeded"
-      ? 200
-      : job.status === "canceled"
-        ? 499
-        : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
-  const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
-  return recordRequest(svc, {
-    endpoint: job.kind,
-    caller: { plan, keyId },
-    note: { model, engine },
-    outcome: outcomeOf(status),
-    at: Date.parse(job.finished_at ?? "") || Date.now(),
-    seconds: Math.max(0, Date.parse(job.finished_at ?? "") - Date.parse(job.started_at ?? job.created_at)) / 1000 || 0,
-  });
 }

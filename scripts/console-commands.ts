@@ -8,9 +8,8 @@ import { approveEntry, declineEntry } from "../lib/console/waitlist";
 import { Conflict, NotFound } from "../lib/errors";
 import { bucketsOf } from "../lib/quota/policies";
 import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
-import type { ConsoleStore } from "../lib/store/console";
-import type { Store } from "../lib/store/types";
-import type { UsageHistory } from "../lib/store/usage-history";
+import type { ConsoleStore, Store } from "../lib/store/types";
+import type { UsageHistory } from "../lib/usage/history";
 
 export const CONSOLE_USAGE = `  approve <waitlist id>                   approve an entry: a Pro key for its email (printed once, on the last line)
   decline <waitlist id>                   decline a pending entry

@@ -2,14 +2,14 @@
 // contract's 202, and the Idempotency-Key bookkeeping of a request.
 import crypto from "node:crypto";
 import { after } from "next/server";
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import type { JobWork } from "@/lib/jobs/runner";
+import type { JobStore, StoredResponse } from "@/lib/jobs/store";
 import type { JobKind } from "@/lib/jobs/types";
+import type { Quota } from "@/lib/quota/ledger";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
-import type { JobStore, StoredResponse } from "@/lib/store/jobs";
 import { checkWebhookUrl } from "@/lib/webhooks";
-import { ApiError } from "./errors";
-import type { Quota } from "./quota";
 
 export type AsyncMode = { async: false } | { async: true; webhookUrl?: string };
 

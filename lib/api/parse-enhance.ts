@@ -1,6 +1,7 @@
 // Validates an enhance upload's shape: the fields and that an image file was sent. Nothing is decoded here: that
 // costs CPU and memory, so it runs only after the quota is taken.
 import type { ModelChoice } from "@/lib/enhance/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import {
   DEFAULT_ENHANCE_MODE,
   DEFAULT_STRENGTH,
@@ -10,7 +11,6 @@ import {
   strengthFieldSchema,
 } from "@/lib/schemas/enhance";
 import type { ByteBudget } from "@/lib/work/byte-budget";
-import { ApiError } from "./errors";
 import { readUpload } from "./read-upload";
 
 export type EnhanceUpload = {

@@ -1,13 +1,13 @@
 // Validates a generate body field by field, in the contract's order, into one error code.
 
+import { ApiError } from "@/lib/schemas/api-error";
+import { ERROR_CODES } from "@/lib/schemas/error-codes";
 import {
   GENERATE_FIELD_CODES,
   type GenerateRequest,
   generateRequestSchema,
   INVALID_MODEL_MESSAGE,
 } from "@/lib/schemas/generate";
-import { ERROR_CODES } from "./error-codes";
-import { ApiError } from "./errors";
 import { readJsonObject } from "./read-json";
 
 export function validateGenerate(body: Record<string, unknown>): GenerateRequest {

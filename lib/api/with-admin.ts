@@ -1,12 +1,12 @@
 // The wrapper around every /api/admin route: 404 while ADMIN_TOKEN is unset, then the token as a Bearer or the
 // console's session cookie (401 otherwise), and for cookie calls that change something, the same-origin check
 // (403). Answers are JSON in the usual bodies, never cached.
-import { identityOfIp, readClientIp } from "@/lib/auth/identify";
+import { identityOfIp, readClientIp } from "@/lib/api/identify";
 import type { Actor } from "@/lib/console/actor";
+import { secondsUntil } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import { getServices, type Services } from "@/lib/services";
 import { isSameOrigin, readCookie, SESSION_COOKIE, SIGN_IN_BUCKET, tokenMatches, verifySession } from "./admin-auth";
-import { ApiError } from "./errors";
-import { secondsUntil } from "./headers";
 import { errorResponse, newRequestId, originOf, respond } from "./with-api";
 
 export type AdminContext = {

@@ -2,17 +2,18 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
-import { type Caller, freeCallerOf, identifyCaller, readClientIp } from "@/lib/auth/identify";
+import { freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
+import type { Caller } from "@/lib/auth/types";
 import { observeQuotaRefusal } from "@/lib/metrics";
+import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
+import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
+import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
-import { DAY_MS, emptyUsage, type Usage } from "@/lib/store/types";
+import { usageRecorderFor } from "@/lib/usage/recording";
 import { Idempotency } from "./async";
-import { ApiError, toApiError } from "./errors";
-import { rateLimitHeaders, secondsUntil } from "./headers";
-import { chargesFor, Quota, waitlistCharges } from "./quota";
-import { usageRecorderFor } from "./usage-recording";
+import { rateLimitHeaders } from "./headers";
 
 export type RouteContext = {
   req: Request;

@@ -1,6 +1,7 @@
 // Pro API keys: shown once, stored only as an HMAC-SHA-256 under the pepper plus their last 4 characters.
 import crypto from "node:crypto";
-import type { KeyRecord, Store } from "@/lib/store/types";
+import type { KeyRecord } from "@/lib/auth/types";
+import type { Store } from "@/lib/store/types";
 
 export const KEY_PREFIX = "dk_live_";
 const KEY_PATTERN = /^dk_live_[A-Za-z0-9_-]{43}$/;

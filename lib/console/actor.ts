@@ -1,5 +1,6 @@
 // Who did an admin action, and how it is written to the audit log.
-import type { AuditAction, ConsoleStore } from "@/lib/store/console";
+import type { AuditAction } from "@/lib/console/types";
+import type { ConsoleStore } from "@/lib/store/types";
 
 export type Actor = {
   /** How the actor was let in: the console's session cookie, the token as a Bearer, or the command line. */

@@ -1,11 +1,11 @@
 // Pro keys in the console: the table (with last use and usage), creating, revoking and per-key daily limits.
 import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
+import type { KeyRecord } from "@/lib/auth/types";
 import { NotFound } from "@/lib/errors";
 import { deleteImagesOf, type LibraryDeps } from "@/lib/images/library";
 import { imageOwnerOf } from "@/lib/images/owner";
 import { type Buckets, dailyBucketOf } from "@/lib/quota/policies";
-import type { KeyRecord } from "@/lib/store/types";
-import { lastDates, type UsageHistory } from "@/lib/store/usage-history";
+import { lastDates, type UsageHistory } from "@/lib/usage/history";
 import { type Actor, audit } from "./actor";
 import { type ConsoleDeps, deliverKey, type IssuedKey } from "./waitlist";
 

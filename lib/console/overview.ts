@@ -4,9 +4,9 @@ import type { Config } from "@/lib/config";
 import { describeEngines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
+import type { ImageStore } from "@/lib/images/store";
 import { getImageSweepStats, type SweepStats } from "@/lib/images/sweep";
 import type { Buckets } from "@/lib/quota/policies";
-import type { ImageStore } from "@/lib/store/images";
 import type { Store } from "@/lib/store/types";
 import type { WorkQueue } from "@/lib/work/queue";
 

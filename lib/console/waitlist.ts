@@ -1,10 +1,11 @@
 // From the waitlist to a Pro key: list and search the signups, approve one (a key tied to the email, shown once and
 // emailed when mail is set up) or decline it. An entry is approved at most once, even by two operators at once.
 import { prepareApiKey } from "@/lib/auth/keys";
+import type { KeyRecord } from "@/lib/auth/types";
 import type { Config } from "@/lib/config";
+import type { WaitlistRecord, WaitlistStatus } from "@/lib/console/types";
 import { Conflict, NotFound } from "@/lib/errors";
-import type { ConsoleStore, WaitlistRecord, WaitlistStatus } from "@/lib/store/console";
-import type { KeyRecord, Store } from "@/lib/store/types";
+import type { ConsoleStore, Store } from "@/lib/store/types";
 import { type Actor, audit } from "./actor";
 import { buildInvitation, type Invitation, sendInvitation } from "./invitation";
 

@@ -2,12 +2,12 @@
 // Plain arguments in, domain errors out, so routes, the sweep, the CLI and the console all share it.
 import crypto from "node:crypto";
 import { NotFound } from "@/lib/errors";
+import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/images/store";
 import { describeError, log } from "@/lib/log";
 import { observeImageStored } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
+import { DAY_MS } from "@/lib/quota/types";
 import type { ImageStorage } from "@/lib/storage/types";
-import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/store/images";
-import { DAY_MS } from "@/lib/store/types";
 import { hashDeleteToken, newDeleteToken } from "./owner";
 
 /** What a generation or enhancement needs to record its image. */

@@ -1,7 +1,8 @@
 // The console's data on the embedded SQLite file: each change is one statement (or one transaction), so it is
 // atomic across requests and across processes sharing the file (the server and the keys CLI).
 import type Database from "better-sqlite3";
-import { AUDIT_KEEP, type AuditAction, type AuditEntry, type ConsoleStore, type WaitlistStatus } from "./console";
+import { AUDIT_KEEP, type AuditAction, type AuditEntry, type WaitlistStatus } from "@/lib/console/types";
+import type { ConsoleStore } from "@/lib/store/types";
 import { type KeyRow, toKey } from "./sqlite";
 import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";

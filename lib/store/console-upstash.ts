@@ -1,7 +1,8 @@
 // The console's data on Upstash Redis, beside the core store's keys. Signups stay where POST /api/waitlist writes
 // them; their ids and statuses live in two hashes of their own, given to older signups when the list is first read.
 import crypto from "node:crypto";
-import { AUDIT_KEEP, type AuditEntry, type ConsoleStore, type WaitlistRecord, type WaitlistStatus } from "./console";
+import { AUDIT_KEEP, type AuditEntry, type WaitlistRecord, type WaitlistStatus } from "@/lib/console/types";
+import type { ConsoleStore } from "@/lib/store/types";
 import { APPEND_AUDIT, ASSIGN_WAITLIST_IDS, DECIDE_WAITLIST_ENTRY } from "./console-upstash-scripts";
 import {
   byCreated,

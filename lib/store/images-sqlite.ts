@@ -1,8 +1,8 @@
 // Image records in the embedded SQLite file (its own connection, same file and migrations as the quota store).
 // Each claim is one UPDATE … RETURNING, atomic across every process that shares the file.
 import type Database from "better-sqlite3";
-import type { ImageParams, ImageRecord, ImageStore } from "./images";
-import { parsePosition, positionOf } from "./images";
+import type { ImageParams, ImageRecord, ImageStore } from "@/lib/images/store";
+import { parsePosition, positionOf } from "@/lib/images/store";
 import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
 

@@ -7,8 +7,8 @@
 //   darkroom:images:leased           sorted set: id by lease end, so run-out claims are found again
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
-import type { ImageRecord, ImageStore } from "./images";
-import { positionOf } from "./images";
+import type { ImageRecord, ImageStore } from "@/lib/images/store";
+import { positionOf } from "@/lib/images/store";
 import {
   CLAIM_DUE,
   CLAIM_IMAGE,

@@ -1,7 +1,8 @@
 // Job and idempotency records in the embedded SQLite file. Every change is one transaction, retried on timers
 // while another process holds the lock, like the rest of the SQLite store.
+
+import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
-import { applyPatch, type JobStore } from "./jobs";
 import { openSqliteFile } from "./sqlite-file";
 
 type JobRow = { data: string };

@@ -3,8 +3,8 @@
 // so two instances never both move one job. Every write is safe to retry.
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
+import { applyPatch, type IdempotencyRecord, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
-import { applyPatch, type IdempotencyRecord, type JobStore } from "./jobs";
 import { createRedisClient } from "./redis-client";
 
 const jobKey = (id: string) => `darkroom:job:${id}`;

@@ -7,11 +7,13 @@
 
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
+import type { KeyRecord } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { type Bucket, DAY_MS, type Take, type Usage, windowStartOf } from "@/lib/quota/types";
+import type { Store } from "@/lib/store/types";
 import { DB_FILE, openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
-import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, windowStartOf } from "./types";
 
 export { DB_FILE };
 

@@ -3,8 +3,8 @@
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
+import { type Bucket, windowStartOf } from "@/lib/quota/types";
 import { createRedisClient } from "./redis-client";
-import { type Bucket, windowStartOf } from "./types";
 
 export function createUpstashGuard(opts: { url: string; token: string; timeoutMs?: number }): WindowCounter {
   const timeoutMs = opts.timeoutMs ?? 1500;

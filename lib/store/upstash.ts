@@ -2,17 +2,12 @@
 // Quota windows are plain counters, keyed as @upstash/ratelimit's fixed window keyed them, so counts carry over.
 import crypto from "node:crypto";
 import type { Redis } from "@upstash/redis";
+import type { KeyRecord } from "@/lib/auth/types";
+import type { WaitlistEntry } from "@/lib/console/types";
 import { StoreUnavailable } from "@/lib/errors";
+import { type Bucket, type Take, type Usage, windowStartOf } from "@/lib/quota/types";
+import type { Store } from "@/lib/store/types";
 import { createRedisClient } from "./redis-client";
-import {
-  type Bucket,
-  type KeyRecord,
-  type Store,
-  type Take,
-  type Usage,
-  type WaitlistEntry,
-  windowStartOf,
-} from "./types";
 import { ADD_TO_WAITLIST, INSERT_KEY, REFUND, TAKE } from "./upstash-scripts";
 
 export type UpstashStoreOptions = { url: string; token: string; timeoutMs?: number };

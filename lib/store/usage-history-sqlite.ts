@@ -3,10 +3,10 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { describeError, log } from "@/lib/log";
+import { DAY_MS } from "@/lib/quota/types";
+import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "@/lib/usage/history";
 import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
-import { DAY_MS } from "./types";
-import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "./usage-history";
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /**

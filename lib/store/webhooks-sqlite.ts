@@ -2,9 +2,9 @@
 // atomic on its own, so two workers (in one process or in several sharing the file) never lease the same row.
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
+import type { ClaimedDelivery, Delivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { openSqliteFile } from "./sqlite-file";
 import type { RetryOptions } from "./sqlite-retry";
-import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
 
 type Row = {
   id: string;

@@ -4,8 +4,8 @@
 // remembers its answer under its call's own id for a minute, so running it twice changes nothing more.
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
+import type { ClaimedDelivery, Delivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { createRedisClient } from "./redis-client";
-import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
 
 export type UpstashWebhookOutboxOptions = {
   url: string;

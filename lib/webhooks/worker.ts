@@ -6,7 +6,7 @@ import { describeError, log } from "@/lib/log";
 import { observeWebhook } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
 import { processSingleton } from "@/lib/singleton";
-import type { ClaimedDelivery, WebhookOutbox } from "@/lib/store/webhooks";
+import type { ClaimedDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { nextRetryAt } from "./schedule";
 import { ATTEMPT_TIMEOUT_MS, isDelivered, type Resolver, type SendResult, sendWebhook } from "./send";
 import { newWebhookId, signWebhook } from "./sign";

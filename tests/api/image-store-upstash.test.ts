@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
-import type { ImageRecord } from "@/lib/store/images";
+import type { ImageRecord } from "@/lib/images/store";
 import { openUpstashImageStore } from "@/lib/store/images-upstash";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
-import type { Bucket } from "@/lib/store/types";
+import type { Bucket } from "@/lib/quota/types";
 import { openUpstashStore } from "@/lib/store/upstash";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";

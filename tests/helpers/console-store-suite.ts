@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import type { ConsoleStore } from "@/lib/store/console";
-import type { KeyRecord, Store } from "@/lib/store/types";
-import type { UsageEvent, UsageHistory } from "@/lib/store/usage-history";
+import type { KeyRecord } from "@/lib/auth/types";
+import type { ConsoleStore, Store } from "@/lib/store/types";
+import type { UsageEvent, UsageHistory } from "@/lib/usage/history";
 
 export type ConsoleBackend = { store: Store; console: ConsoleStore; usage: UsageHistory };
 

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
+import type { JobStore } from "@/lib/jobs/store";
 import type { JobRecord } from "@/lib/jobs/types";
-import type { JobStore } from "@/lib/store/jobs";
 
 function newJob(overrides: Partial<JobRecord["internal"]> = {}): JobRecord {
   return {

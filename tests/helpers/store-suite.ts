@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { type Bucket, type KeyRecord, type Store, windowStartOf } from "@/lib/store/types";
+import type { KeyRecord } from "@/lib/auth/types";
+import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import type { Store } from "@/lib/store/types";
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;

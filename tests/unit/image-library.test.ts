@@ -9,10 +9,10 @@ import { NotFound, StorageUnavailable, StoreUnavailable } from "@/lib/errors";
 import { deleteImage, deleteImagesOf, dueAt, effectiveExpiry, listImages, storeImage } from "@/lib/images/library";
 import { hashDeleteToken, imageOwnerOf } from "@/lib/images/owner";
 import { startImageSweeps } from "@/lib/images/scheduler";
+import type { ImageStore } from "@/lib/images/store";
 import { getImageSweepStats, sweepImages } from "@/lib/images/sweep";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
-import type { ImageStore } from "@/lib/store/images";
 import { openSqliteImageStore } from "@/lib/store/images-sqlite";
 import { TINY_PNG } from "@/tests/helpers/storage-suite";
 

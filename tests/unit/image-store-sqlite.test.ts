@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import type { ImageRecord } from "@/lib/store/images";
+import type { ImageRecord } from "@/lib/images/store";
 import { openSqliteImageStore } from "@/lib/store/images-sqlite";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 

@@ -7,10 +7,10 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { StoreUnavailable } from "@/lib/errors";
+import type { Bucket } from "@/lib/quota/types";
 import { DB_FILE, openSqliteStore, PRUNE_SQL } from "@/lib/store/sqlite";
 import { retryLocked } from "@/lib/store/sqlite-retry";
 import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
-import type { Bucket } from "@/lib/store/types";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 
 const DAY_MS = 86_400_000;

@@ -4,8 +4,8 @@ import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import type { Usage } from "@/lib/quota/types";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
-import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -5,8 +5,8 @@ import { recordDepsFor } from "@/lib/api/image-records";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
+import type { Usage } from "@/lib/quota/types";
 import type { GenerateResponse } from "@/lib/schemas/generate";
-import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 // GET /api/status – service health and the caller's daily usage.
 import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { emptyUsage } from "@/lib/quota/types";
 import { buildStatus, serializeStatus } from "@/lib/status";
 import { checkDisk } from "@/lib/status-disk";
-import { emptyUsage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -12,15 +12,15 @@ import {
   tokenMatches,
   verifySession,
 } from "@/lib/api/admin-auth";
-import { ApiError, toApiError } from "@/lib/api/errors";
-import { secondsUntil } from "@/lib/api/headers";
+import { identityOfIp, readClientIp } from "@/lib/api/identify";
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { authenticateAdmin, consoleDisabled, rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
-import { identityOfIp, readClientIp } from "@/lib/auth/identify";
 import { audit } from "@/lib/console/actor";
 import { log } from "@/lib/log";
+import { secondsUntil } from "@/lib/quota/types";
 import { signInSchema } from "@/lib/schemas/admin";
+import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";
 
 export const runtime = "nodejs";

@@ -1,15 +1,16 @@
 // The quota bookkeeping of one request, owned by the wrapper: it takes units, gives them back when work fails
 // through no act of the caller, keeps them when the caller abandons work that already started, and knows the usage
 // the rate-limit headers and the 200 body report.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
 import type { HeldUnit } from "@/lib/jobs/types";
 import { withSpan } from "@/lib/metrics/trace";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
-import { type Bucket, emptyUsage, type Store, type Take, type Usage } from "@/lib/store/types";
-import { ApiError } from "./errors";
-import { secondsUntil } from "./headers";
-import type { UsageNote } from "./usage-recording";
+import { type Bucket, emptyUsage, type QuotaCounters, secondsUntil, type Take, type Usage } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
+
+/** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
+export type UsageNote = { model?: string; engine?: string };
 
 /** One bucket a unit is counted on, and what a caller is told when it is used up. */
 type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiError };
@@ -21,7 +22,7 @@ export class Quota {
 
   /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
   constructor(
-    private readonly store: Store,
+    private readonly store: QuotaCounters,
     private readonly charges: Charge[],
     private readonly abandoned: () => boolean,
   ) {}
@@ -102,15 +103,19 @@ export class Quota {
   }
 
   private async refund(): Promise<void> {
+    const held = this.heldUnits();
     const taken = this.taken.splice(0);
-    await Promise.all(
-      taken.map(({ charge, take }) => this.store.refund(charge.bucket, charge.identity, take.windowStart)),
-    );
+    await refundUnits(this.store, held);
     const primary = taken.find((t) => t.charge === this.charges[0]);
     if (primary && this.current) {
       this.current = { ...this.current, used: this.current.used - 1, remaining: this.current.remaining + 1 };
     }
   }
+}
+
+/** Gives held units back: a failed request's, or a job's that failed through no act of its caller. */
+export async function refundUnits(counters: QuotaCounters, units: HeldUnit[]): Promise<void> {
+  await Promise.all(units.map((u) => counters.refund(u.bucket, u.identity, u.windowStart)));
 }
 
 const resetPhrase = (take: Take) => `It resets at ${new Date(take.resetMs).toISOString()} (midnight UTC).`;

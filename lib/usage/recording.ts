@@ -1,14 +1,13 @@
 // Records each generate and enhance request in the usage history once its answer is known: succeeded (200), failed
 // (5xx: ours or a provider's) or refused (4xx past the key check: input, filter, quota). Free requests are counted
 // in aggregate only. A recording that fails is logged and never changes the answer.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
+import type { JobRecord } from "@/lib/jobs/types";
 import { describeError, log } from "@/lib/log";
 import { observeJob } from "@/lib/metrics";
-import type { Services } from "@/lib/services";
-import type { UsageOutcome } from "@/lib/store/usage-history";
-
-/** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
-export type UsageNote = { model?: string; engine?: string };
+import type { UsageNote } from "@/lib/quota/ledger";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
+import type { UsageHistory, UsageOutcome } from "@/lib/usage/history";
 
 export function outcomeOf(status: number): UsageOutcome {
   if (status < 400) return "succeeded";
@@ -26,7 +25,7 @@ export type RequestRecord = {
 };
 
 /** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
-export async function recordRequest(svc: Pick<Services, "usage">, r: RequestRecord): Promise<void> {
+export async function recordRequest(svc: { usage: UsageHistory }, r: RequestRecord): Promise<void> {
   const labels = {
     kind: r.endpoint,
     model: r.note.model || "none",
@@ -55,7 +54,7 @@ export async function recordRequest(svc: Pick<Services, "usage">, r: RequestReco
  * (accepted for later) is left to the job that does the work, and a replayed answer was counted the first time.
  */
 export function usageRecorderFor(
-  svc: Pick<Services, "usage">,
+  svc: { usage: UsageHistory },
   req: Request,
   endpoint: string,
   caller: Caller,
@@ -72,4 +71,27 @@ export function usageRecorderFor(
     const seconds = (performance.now() - started) / 1000;
     await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status), seconds });
   };
+}
+
+/**
+ * An async job's line in the usage history, when it ends (its 202 was not counted): succeeded, failed by the
+ * status of its error, or refused when the caller cancelled it.
+ */
+export function recordJob(svc: { usage: UsageHistory }, job: JobRecord): Promise<void> {
+  const { plan = "free", keyId, model } = job.internal;
+  const status =
+    job.status === "succeeded"
+      ? 200
+      : job.status === "canceled"
+        ? 499
+        : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
+  const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
+  return recordRequest(svc, {
+    endpoint: job.kind,
+    caller: { plan, keyId },
+    note: { model, engine },
+    outcome: outcomeOf(status),
+    at: Date.parse(job.finished_at ?? "") || Date.now(),
+    seconds: Math.max(0, Date.parse(job.finished_at ?? "") - Date.parse(job.started_at ?? job.created_at)) / 1000 || 0,
+  });
 }
