@@ -21,6 +21,7 @@ import {
   serveReference,
   type Table,
 } from "./neural";
+import { benchOps } from "./ops";
 import { benchUsageRecording } from "./usage-recording";
 
 type Cannon = {
@@ -85,6 +86,11 @@ function printRows(rows: string[][]) {
 /** `npm run bench -- --usage-only`: just the usage history's cost, which needs two servers of its own. */
 async function mainUsageOnly() {
   printRows(await benchUsageRecording(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --ops-only`: just the cost of metrics and tracing, which needs two servers of its own. */
+async function mainOpsOnly() {
+  printRows(await benchOps(Number(process.env.BENCH_ROUNDS ?? 5)));
 }
 
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
@@ -225,6 +231,8 @@ async function main() {
   neuralTables.push(await benchLocalEngines());
   // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
   rows.push(...(await benchUsageRecording(rounds)));
+  // 6b. Metrics scraped and traces exported against neither, on two fresh servers.
+  rows.push(...(await benchOps(rounds)));
   // 7. The image library: the retention sweep and the record written with each image.
   neuralTables.push(await benchImages());
 
@@ -242,7 +250,9 @@ const run = process.argv.includes("--reference-child")
     ? mainUsageOnly
     : process.argv.includes("--images-only")
       ? mainImagesOnly
-      : main;
+      : process.argv.includes("--ops-only")
+        ? mainOpsOnly
+        : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);
