@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Fakes, startAllFakes } from "../fakes";
 import { type App, startApp } from "../helpers/app";
-import { generate } from "../helpers/http";
+import { enhance, generate } from "../helpers/http";
+import { pngOf } from "../helpers/images";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver";
 
 let fakes: Fakes;
@@ -32,6 +33,24 @@ after(async () => {
   await receiver?.close();
   await fakes?.closeAll();
 });
+
+/** Asserts every span of a trace reaches its one root, a server span named `rootName`; returns the trace. */
+function traceOf(traceId: string, rootName: RegExp): ReceivedSpan[] {
+  const trace = receiver.spans.filter((s) => s.traceId === traceId);
+  const byId = new Map(trace.map((s) => [s.spanId, s]));
+  const roots = trace.filter((s) => s.parentSpanId === "");
+  assert.equal(roots.length, 1, `roots: ${roots.map((s) => s.name).join(", ")}`);
+  assert.match(roots[0].name, rootName);
+  for (const s of trace) {
+    let at: ReceivedSpan | undefined = s;
+    for (let hops = 0; at && at.parentSpanId !== ""; hops++) {
+      assert.ok(hops < 50);
+      at = byId.get(at.parentSpanId);
+    }
+    assert.equal(at, roots[0], `${s.name} reaches the root`);
+  }
+  return trace;
+}
 
 async function spansUntil(done: (spans: ReceivedSpan[]) => boolean, ms = 20_000): Promise<ReceivedSpan[]> {
   const deadline = Date.now() + ms;
@@ -68,24 +87,11 @@ describe("traces over OTLP", () => {
       ],
     );
     await spansUntil((all) => all.some((s) => s.traceId === traceId && s.parentSpanId === ""));
-    const trace = receiver.spans.filter((s) => s.traceId === traceId);
-    const byId = new Map(trace.map((s) => [s.spanId, s]));
-    const roots = trace.filter((s) => s.parentSpanId === "");
-    assert.equal(roots.length, 1, `roots: ${roots.map((s) => s.name).join(", ")}`);
     // The root is the server span of the request, which Next names after the route.
-    assert.match(roots[0].name, /^POST \/api\/generate/);
-    assert.equal(roots[0].service, "darkroom-test");
+    const trace = traceOf(traceId, /^POST \/api\/generate/);
+    assert.equal(trace.find((s) => s.parentSpanId === "")?.service, "darkroom-test");
     for (const name of ["darkroom.quota_take", "darkroom.storage_write"]) {
       assert.equal(trace.filter((s) => s.name === name).length, 1, `one ${name} span`);
-    }
-    // Every span of the trace hangs off the root, whatever its depth.
-    for (const s of trace) {
-      let at: ReceivedSpan | undefined = s;
-      for (let hops = 0; at && at.parentSpanId !== ""; hops++) {
-        assert.ok(hops < 50);
-        at = byId.get(at.parentSpanId);
-      }
-      assert.equal(at, roots[0], `${s.name} reaches the root`);
     }
     // No other trace holds any of this request's work.
     const others = receiver.spans.filter((s) => s.traceId !== traceId && s.name.startsWith("darkroom."));
@@ -95,5 +101,27 @@ describe("traces over OTLP", () => {
     );
     // The prompt is not recorded anywhere.
     assert.ok(!JSON.stringify(trace).includes("lighthouse"));
+  });
+
+  it("an enhance request's trace holds a span per tile and the storage write", async () => {
+    const before = new Set(receiver.spans.map((s) => s.traceId));
+    const res = await enhance(
+      app.url,
+      { image: { data: await pngOf(300, 120), type: "image/png" } },
+      { from: "127.0.5.2" },
+    );
+    assert.equal(res.status, 200, res.text);
+    const spans = await spansUntil((all) =>
+      all.some((s) => s.parentSpanId === "" && !before.has(s.traceId) && /\/api\/enhance/.test(s.name)),
+    );
+    const root = spans.find((s) => s.parentSpanId === "" && !before.has(s.traceId) && /\/api\/enhance/.test(s.name));
+    const trace = traceOf(root?.traceId ?? "", /^POST \/api\/enhance/);
+    const tiles = trace.filter((s) => s.name === "darkroom.enhance_tile");
+    assert.ok(tiles.length >= 2, `${tiles.length} tile spans`);
+    assert.deepEqual(
+      tiles.map((s) => Number(s.attributes.index)).sort((a, b) => a - b),
+      tiles.map((_, i) => i),
+    );
+    assert.equal(trace.filter((s) => s.name === "darkroom.storage_write").length, 1);
   });
 });
