@@ -53,7 +53,7 @@ export async function identifyCaller(req: Request, svc: Services, ip: string | n
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const match = /^Bearer +(\S+) *$/i.exec(auth);
-    const record = match ? await verifyApiKey(svc.store, svc.pepper, match[1]) : null;
+    const record = match ? await verifyApiKey(svc.keys, svc.pepper, match[1]) : null;
     if (!record) throw new ApiError("unauthorized", "The API key is missing, malformed, unknown or revoked.");
     return {
       plan: "pro",

@@ -39,11 +39,11 @@ export async function authenticateAdmin(req: Request, svc: Services): Promise<Ac
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const identity = identityOfIp(readClientIp(req, svc));
-    const failures = await svc.store.peek(SIGN_IN_BUCKET, identity);
+    const failures = await svc.quota.peek(SIGN_IN_BUCKET, identity);
     if (failures.remaining <= 0) throw tooManyFailures(failures.resetMs);
     const presented = /^Bearer +(\S+) *$/i.exec(auth)?.[1];
     if (presented !== undefined && tokenMatches(presented, admin.token)) return "token";
-    const counted = await svc.store.take(SIGN_IN_BUCKET, identity);
+    const counted = await svc.quota.take(SIGN_IN_BUCKET, identity);
     if (!counted.ok) throw tooManyFailures(counted.resetMs);
     throw new ApiError("unauthorized", "The admin token is missing or wrong.");
   }

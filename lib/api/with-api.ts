@@ -4,6 +4,7 @@
 import crypto from "node:crypto";
 import { freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
 import type { Caller } from "@/lib/auth/types";
+import { Idempotency } from "@/lib/idempotency/idempotency";
 import { observeQuotaRefusal } from "@/lib/metrics";
 import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
@@ -12,7 +13,6 @@ import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import { usageRecorderFor } from "@/lib/usage/recording";
-import { Idempotency } from "./async";
 import { rateLimitHeaders } from "./headers";
 
 export type RouteContext = {
@@ -53,15 +53,15 @@ export function withApi(
       const abandoned = () => req.signal.aborted;
       // A 401 describes the caller IP's Free generation bucket.
       const anonymous = freeCallerOf(ip);
-      quota = new Quota(svc.store, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
+      quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
       const caller = endpoint === "waitlist" ? anonymous : await identifyCaller(req, svc, ip);
       plan = caller.plan;
       quota = new Quota(
-        svc.store,
+        svc.quota,
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
-      idempotency = new Idempotency(svc.jobs, caller, endpoint, req.headers.get("idempotency-key"));
+      idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"));
       recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
       const result = await handler({
         req,

@@ -1,4 +1,5 @@
 // The waitlist and the audit log: their records and the repositories the store backends implement.
+import type { KeyRecord } from "@/lib/auth/types";
 
 export type WaitlistEntry = {
   email: string;
@@ -70,6 +71,11 @@ export interface WaitlistRepository {
   findWaitlistEntry(id: string): Promise<WaitlistRecord | null>;
   /** Moves an entry atomically: of two concurrent decisions from the same status, one gets "conflict". */
   decideWaitlistEntry(id: string, decision: WaitlistDecision): Promise<DecisionOutcome>;
+  /**
+   * Approves a pending or declined entry and stores its key, as one atomic change: "ok" only when both happened;
+   * when the key cannot be stored the entry stays as it was.
+   */
+  approveWaitlistEntry(id: string, key: KeyRecord): Promise<DecisionOutcome>;
 }
 
 export interface AuditLog {

@@ -3,8 +3,7 @@
 import type Database from "better-sqlite3";
 import type { ImageParams, ImageRecord, ImageStore } from "@/lib/images/store";
 import { parsePosition, positionOf } from "@/lib/images/store";
-import { openSqliteFile } from "./sqlite-file";
-import type { RetryOptions } from "./sqlite-retry";
+import type { SqliteConnection } from "./sqlite-file";
 
 type Row = {
   id: string;
@@ -97,9 +96,9 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): ImageStore {
+export function openSqliteImageStore(conn: SqliteConnection): ImageStore {
   // Every statement here is one atomic write or a read: a locked attempt changed nothing and can run again.
-  const { db, run } = openSqliteFile(dataDir, "sqlite images", prepareStatements, opts);
+  const { run } = conn.statements("sqlite images", prepareStatements);
   const cutoffOf = (cutoff: number | null) => cutoff ?? NO_CUTOFF;
 
   return {
@@ -173,7 +172,7 @@ export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): 
       return (await run("count", (s) => s.count.get()))?.n ?? 0;
     },
     async close() {
-      db.close();
+      // The connection is the backend's.
     },
   };
 }

@@ -18,7 +18,7 @@ import {
   LIST_IMAGES,
   RELEASE_IMAGE,
 } from "./images-upstash-scripts";
-import { clientFor } from "./upstash";
+import type { RedisClient } from "./redis-client";
 
 const RECORDS = "darkroom:images";
 const ownerIndex = (owner: string) => `darkroom:images:owner:${owner}`;
@@ -64,8 +64,7 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function openUpstashImageStore(opts: { url: string; token: string; timeoutMs?: number }): ImageStore {
-  const { redis } = clientFor(opts.url, opts.token, opts.timeoutMs ?? 1500);
+export function openUpstashImageStore(redis: RedisClient): ImageStore {
   const scripts = {
     insert: redis.createScript<number>(INSERT_IMAGE),
     list: redis.createScript<unknown[]>(LIST_IMAGES),

@@ -12,7 +12,8 @@ import {
   utcDate,
 } from "@/lib/usage/history";
 import { RECORD_USAGE } from "./console-upstash-scripts";
-import { call, clientFor, MARKER_TTL_MS, markerKey, pairs, type UpstashStoreOptions } from "./upstash";
+import type { RedisClient } from "./redis-client";
+import { call, MARKER_TTL_MS, markerKey, pairs } from "./upstash";
 
 const dayKey = (date: string) => `darkroom:usage:${date}`;
 const keyDayKey = (date: string, keyId: string) => `darkroom:usage:${date}:key:${keyId}`;
@@ -46,8 +47,7 @@ function toRows(date: string, raw: unknown, plan?: "pro"): UsageRow[] {
   });
 }
 
-export function openUpstashUsageHistory(opts: UpstashStoreOptions & { keepDays: number }): UsageHistory {
-  const { redis } = clientFor(opts.url, opts.token, opts.timeoutMs ?? 1500);
+export function openUpstashUsageHistory(redis: RedisClient, opts: { keepDays: number }): UsageHistory {
   const record = redis.createScript<number>(RECORD_USAGE);
   const ttlSeconds = String((opts.keepDays + 1) * 86_400);
 

@@ -34,7 +34,7 @@ function browserRequest(ip: string, signal?: AbortSignal) {
 
 async function usedBy(ip: string) {
   const svc = getServices();
-  return (await svc.store.peek(svc.buckets.freeGenerations, `ip:${ip}`)).used;
+  return (await svc.quota.peek(svc.buckets.freeGenerations, `ip:${ip}`)).used;
 }
 
 describe("withApi", () => {

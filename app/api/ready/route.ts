@@ -12,7 +12,7 @@ export async function GET(): Promise<Response> {
   try {
     const svc = getServices();
     body = await checkReadiness({
-      store: () => svc.store.ping(),
+      store: () => svc.backend.ping(),
       storage: () => storageAnswers(svc.storage),
       enhance: () => enhanceRuntimeProblem(svc.config),
       routes: describeRouteStates(),

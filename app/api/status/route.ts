@@ -14,7 +14,7 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
   // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
   const enhanceBucket = svc.buckets.freeEnhancements;
   // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
-  const usesDisk = svc.store.kind === "sqlite" || svc.storage.kind === "local";
+  const usesDisk = svc.backend.kind === "sqlite" || svc.storage.kind === "local";
   const [usage, enhanceUsage, disk] = await Promise.all([
     quota.read(),
     caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
