@@ -28,7 +28,7 @@ function sourcesUnder(rel: string): string[] {
     .filter((f) => /\.(ts|tsx|cjs|js)$/.test(f));
 }
 
-it("keeps lib/engines, lib/enhance, lib/status, lib/store, lib/storage, lib/webhooks and lib/work free of HTTP imports", () => {
+it("keeps the domain (engines, enhance, metrics, readiness, status, store, storage, webhooks, work) free of HTTP imports", () => {
   const files = DOMAIN.flatMap(sourcesUnder);
   assert.ok(files.length > 40, `found only ${files.length} domain files`);
   const offenders: string[] = [];
