@@ -104,7 +104,14 @@ async function main() {
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
     // Retention: a sweep now and then every hour.
-    startImageSweeps(() => sweepImages({ images: svc.images, storage, retentionDays: config.images.retentionDays }));
+    startImageSweeps(() =>
+      sweepImages({
+        images: svc.images,
+        storage,
+        retentionDays: config.images.retentionDays,
+        sweepStats: svc.sweepStats,
+      }),
+    );
   });
 }
 

@@ -1,7 +1,6 @@
 // GET /metrics – Prometheus text format, for a scraper holding METRICS_TOKEN as a Bearer: 404 while the token is
 // unset (as if there were no such path), 401 on a missing or wrong one.
 import { tokenMatches } from "@/lib/api/admin-auth";
-import { describeGpuPools } from "@/lib/engines";
 import { renderMetrics } from "@/lib/metrics";
 import { describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";
@@ -11,14 +10,15 @@ export const dynamic = "force-dynamic";
 
 export async function GET(req: Request): Promise<Response> {
   // The services also build the work queues, whose gauges the scrape reads.
-  const token = getServices().config.metricsToken;
+  const svc = getServices();
+  const token = svc.config.metricsToken;
   if (!token) return text(404, "Not found.\n");
   const presented = /^Bearer +(\S+) *$/i.exec(req.headers.get("authorization") ?? "")?.[1];
   if (presented === undefined || !tokenMatches(presented, token)) {
     return text(401, "Send METRICS_TOKEN as a Bearer token.\n", { "WWW-Authenticate": 'Bearer realm="metrics"' });
   }
-  const pools = describeGpuPools();
-  const { contentType, body } = await renderMetrics({ routes: describeRouteStates(pools), pools });
+  const live = { routes: describeRouteStates(svc.engines), pools: svc.engines.describeGpuPools() };
+  const { contentType, body } = await renderMetrics(live);
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }
 

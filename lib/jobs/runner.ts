@@ -7,7 +7,8 @@ import { WorkAborted } from "@/lib/errors";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
 import { observeAsyncJob } from "@/lib/metrics";
-import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
+import type { HeldUnit } from "@/lib/quota/types";
+import { ACTIVE_STATUSES, isFinished, type JobKind, type JobRecord } from "./types";
 
 export type JobContext = {
   signal: AbortSignal;

@@ -1,5 +1,4 @@
 // GET /api/ready – readiness for load balancers: 200 when this instance can take work, else 503 with the reasons.
-import { enhanceRuntimeProblem } from "@/lib/enhance/engine-registry";
 import { checkReadiness, storageAnswers } from "@/lib/ops/readiness";
 import { describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";
@@ -14,8 +13,8 @@ export async function GET(): Promise<Response> {
     body = await checkReadiness({
       store: () => svc.backend.ping(),
       storage: () => storageAnswers(svc.storage),
-      enhance: () => enhanceRuntimeProblem(svc.config),
-      routes: describeRouteStates(),
+      enhance: () => svc.enhancer.problem(),
+      routes: describeRouteStates(svc.engines),
       queues: Object.values(svc.queues).map((q) => ({
         name: q.name,
         concurrency: q.concurrency,
