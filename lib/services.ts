@@ -11,6 +11,7 @@ import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
 import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
 import { ALL_STATUSES } from "@/lib/jobs/types";
+import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
 import { announceJob } from "@/lib/jobs/webhook";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { refundUnits } from "@/lib/quota/ledger";
@@ -57,6 +58,8 @@ export type Services = Repositories & {
   queues: { generate: WorkQueue; enhance: WorkQueue };
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
+  /** One reader of the job store for every open event stream on this instance. */
+  jobWatch: JobWatcher;
   runner: JobRunner;
 };
 
@@ -104,6 +107,7 @@ export function createServices(
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
+    jobWatch: createJobWatcher(repositories.jobs),
     runner: createJobRunner(config, { ...repositories, pepper }),
   };
 }

@@ -7,6 +7,7 @@ import { WorkerPool, WorkerStartError } from "./neural/pool";
 import type { SrWorkerData } from "./neural/protocol";
 import { createUpscaler } from "./neural/upscale";
 import { createNeuralEngine } from "./neural-engine";
+import { choosePrecision, int8WeightBits } from "./precision";
 import { sharpEngine } from "./sharp-engine";
 import type { EnhanceEngine, EnhanceJob, EnhanceOutput } from "./types";
 
@@ -84,7 +85,12 @@ export function createConfiguredRegistry(config: Config): EngineRegistry {
     size: config.enhance.workers,
     workerData,
   });
-  const neural = createNeuralEngine({ upscaler: createUpscaler(pool), modelPath: config.enhance.modelPath });
+  const bits = int8WeightBits();
+  const neural = createNeuralEngine({
+    upscaler: createUpscaler(pool),
+    modelPath: config.enhance.modelPath,
+    precisionOf: (pkg, scale) => choosePrecision(pkg, scale, bits, config.enhance.precision),
+  });
   return createEngineRegistry({ pool, neural, timeoutMs: config.enhance.timeoutMs });
 }
 

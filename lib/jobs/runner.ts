@@ -7,6 +7,7 @@ import { WorkAborted } from "@/lib/errors";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
 import { observeAsyncJob } from "@/lib/metrics";
+import { trackWork } from "@/lib/ops/drain";
 import type { HeldUnit } from "@/lib/quota/types";
 import { ACTIVE_STATUSES, isFinished, type JobKind, type JobRecord } from "./types";
 
@@ -99,7 +100,7 @@ export class JobRunner {
   async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
     await this.opts.jobs.create(record);
     this.startTimers();
-    return { done: this.run(record, work) };
+    return { done: trackWork(this.run(record, work)) };
   }
 
   /**

@@ -245,16 +245,18 @@ describe("the enhance modes", () => {
   it("each run their own package in the engine", () => {
     for (const m of ENHANCE_MODES) {
       for (const scale of ENHANCE_SCALES)
-        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale });
+        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale, precision: "fp32" });
     }
   });
 
   it("are what scripts/convert-models.ts converts: every package at every scale", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-convert-"));
     try {
+      // fp32 only: the int8 variants' calibration is covered by tests/unit/neural-int8.test.ts.
       const res = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/convert-models.ts"), dir], {
         cwd: ROOT,
         encoding: "utf8",
+        env: { ...process.env, ENHANCE_PRECISION: "fp32" },
       });
       assert.equal(res.status, 0, res.stderr);
       const converted = fs
