@@ -7,8 +7,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-const SOURCE_DIRS = ["app", "components", "lib", "public"];
-const SOURCE_FILES = [
+export const SOURCE_DIRS = ["app", "components", "lib", "public"];
+export const SOURCE_FILES = [
   "package.json",
   "package-lock.json",
   "next.config.js",
