@@ -10,7 +10,16 @@ module.exports = {
   images: { unoptimized: true, remotePatterns: [], localPatterns: [] },
   // The operator guides served by app/docs/guides/[slug] are read from docs/ at request time.
   outputFileTracingIncludes: { "/docs/guides/[slug]": ["./docs/*.md"] },
-  serverExternalPackages: ["better-sqlite3", "sharp", "busboy", "onnxruntime-node", "ws"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "sharp",
+    "busboy",
+    "onnxruntime-node",
+    "ws",
+    // One copy per process, shared by instrumentation.ts and every route.
+    "prom-client",
+    "@opentelemetry/api",
+  ],
   // Type checking runs once in `npm test` (tests/unit/typecheck.test.ts); `npm start` need not repeat it.
   // Next appends each distDir to its tsconfig's include; it gets a generated, git-ignored one that extends
   // tsconfig.json (written by lib/ops/build.ts), so builds never rewrite tracked files.

@@ -69,5 +69,5 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  matcher: ["/((?!api/|api$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
+  matcher: ["/((?!api/|api$|metrics$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
 };

@@ -10,6 +10,8 @@ import { ConfigError, parseConfig } from "./lib/config";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
+import { timeRequest } from "./lib/metrics/http";
+import { loadRouteMatcher } from "./lib/metrics/routes";
 import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
@@ -49,8 +51,10 @@ async function main() {
   const storage = svc.storage;
   const cdn = storage.kind === "local" ? storage : null;
 
+  const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
   let draining = false;
   const server = http.createServer((req, res) => {
+    timeRequest(req, res, routeOf);
     // While draining, each answer closes its connection, so keep-alive clients reconnect to another instance.
     if (draining) res.setHeader("Connection", "close");
     if (cdn && serveCdnRequest(cdn, req, res)) return;

@@ -23,6 +23,7 @@ import {
   serveReference,
   type Table,
 } from "./neural";
+import { benchOps } from "./ops";
 import { benchUsageRecording } from "./usage-recording";
 
 type Cannon = {
@@ -87,6 +88,11 @@ function printRows(rows: string[][]) {
 /** `npm run bench -- --usage-only`: just the usage history's cost, which needs two servers of its own. */
 async function mainUsageOnly() {
   printRows(await benchUsageRecording(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --ops-only`: just the cost of metrics and tracing, which needs two servers of its own. */
+async function mainOpsOnly() {
+  printRows(await benchOps(Number(process.env.BENCH_ROUNDS ?? 5)));
 }
 
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
@@ -241,6 +247,8 @@ async function main() {
   neuralTables.push(await benchLocalEngines());
   // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
   rows.push(...(await benchUsageRecording(rounds)));
+  // 6b. Metrics scraped and traces exported against neither, on two fresh servers.
+  rows.push(...(await benchOps(rounds)));
   // 7. The image library: the retention sweep and the record written with each image.
   neuralTables.push(await benchImages());
   // 8. Event streams: store reads against the number of viewers.
@@ -264,7 +272,9 @@ const run = process.argv.includes("--reference-child")
         ? mainEventsOnly
         : process.argv.includes("--neural-speed-only")
           ? mainNeuralSpeedOnly
-          : main;
+          : process.argv.includes("--ops-only")
+            ? mainOpsOnly
+            : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -106,6 +106,8 @@ const envSchema = z
 
     // The operators' console (see lib/console): off unless a long enough token is set.
     ADMIN_TOKEN: optionalText.pipe(z.string().min(32, "ADMIN_TOKEN must be at least 32 characters").optional()),
+    // GET /metrics: off (404) unless set; scrapers send it as a Bearer.
+    METRICS_TOKEN: optionalText.pipe(z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional()),
     SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
     MAIL_FROM: optionalText.pipe(z.string().max(320).regex(/@/, "MAIL_FROM must hold an email address").optional()),
     PUBLIC_APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -315,6 +317,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     },
     webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
     admin: env.ADMIN_TOKEN ? { token: env.ADMIN_TOKEN } : undefined,
+    metricsToken: env.METRICS_TOKEN,
     mail: env.SMTP_URL && env.MAIL_FROM ? { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM } : undefined,
     publicAppUrl: env.PUBLIC_APP_URL?.replace(/\/+$/, ""),
     usageHistoryDays: env.USAGE_HISTORY_DAYS,

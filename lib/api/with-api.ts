@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
 import type { Caller } from "@/lib/auth/types";
 import { Idempotency } from "@/lib/idempotency/idempotency";
+import { observeQuotaRefusal } from "@/lib/metrics";
 import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
 import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
@@ -85,6 +86,7 @@ export function withApi(
     let quota: Quota | undefined;
     let idempotency: Idempotency | undefined;
     let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
+    let plan = "free";
     try {
       const svc = getServices();
       const ip = readClientIp(req, svc);
@@ -93,6 +95,7 @@ export function withApi(
       const anonymous = freeCallerOf(ip);
       quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
       const caller = await callerFor(req, svc, ip, policy);
+      plan = caller.plan;
       quota = new Quota(
         svc.quota,
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
@@ -127,6 +130,7 @@ export function withApi(
       return response;
     } catch (err) {
       const apiError = toApiError(err, requestId);
+      if (apiError.code === "rate_limited") observeQuotaRefusal(plan, endpoint);
       await quota?.fail().catch((e) => toApiError(e, requestId));
       await idempotency?.release().catch((e) => toApiError(e, requestId));
       // A repeat refused for its Idempotency-Key is the first request again, counted once already.

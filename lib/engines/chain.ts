@@ -2,6 +2,8 @@
 import type { ModelName } from "@/lib/catalog/models";
 import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { type AttemptOutcome, observeRouteAttempt } from "@/lib/metrics";
+import { withSpan } from "@/lib/metrics/trace";
 import { classifyFailure, type Failure } from "./failures";
 import { recordOutcome } from "./health";
 import { normalizeImage } from "./normalize";
@@ -30,7 +32,17 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         if (!call) return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
         job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
         const started = performance.now();
-        const outcome = await attemptRoute(call, job, deps.timeoutMs);
+        const outcome = await withSpan(
+          "darkroom.route_attempt",
+          { "darkroom.route": route.id, model },
+          async (span) => {
+            const result = await attemptRoute(call, job, deps.timeoutMs);
+            const label = attemptOutcomeOf(result);
+            observeRouteAttempt(route.id, label);
+            span.set("darkroom.outcome", label);
+            return result;
+          },
+        );
         const ms = performance.now() - started;
         if (outcome.ok) {
           recordOutcome(route.id, true, ms);
@@ -60,6 +72,12 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
 }
 
 type Outcome = { ok: true; image: GeneratedImage } | { ok: false; failure: Failure };
+
+function attemptOutcomeOf(outcome: Outcome): AttemptOutcome {
+  if (outcome.ok) return "ok";
+  const { kind } = outcome.failure;
+  return kind === "moderation" ? "moderated" : kind === "cancelled" ? "cancelled" : "failed";
+}
 
 async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: number): Promise<Outcome> {
   const deadline = new AbortController();

@@ -119,6 +119,20 @@ export function createEnhancer(config: Config) {
         ...(reg.fallback && { fallback_reason: "the neural runtime could not start; see the server log" }),
       };
     },
+    /**
+     * Why the runtime is not ready, or null when it is: readiness (GET /api/ready) asks this, and a pool that never
+     * started is started now, so an instance loads its runtime before a load balancer sends it work.
+     */
+    problem(): string | null {
+      const reg = get();
+      if (reg.fallback || reg.pool.startFailure) return "The neural enhance runtime could not load.";
+      if (reg.pool.restarting) return "The enhance workers failed to start and are waiting to retry.";
+      if (!reg.pool.loaded) {
+        reg.pool.warm();
+        return "The enhance runtime is still loading.";
+      }
+      return null;
+    },
   };
 }
 

@@ -4,6 +4,8 @@ import crypto from "node:crypto";
 import { NotFound } from "@/lib/errors";
 import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/images/store";
 import { describeError, log } from "@/lib/log";
+import { observeImageStored } from "@/lib/metrics";
+import { withSpan } from "@/lib/metrics/trace";
 import { DAY_MS } from "@/lib/quota/types";
 import type { ImageStorage } from "@/lib/storage/types";
 import { hashDeleteToken, newDeleteToken } from "./owner";
@@ -64,7 +66,9 @@ export async function storeImage(
   image: { kind: ImageKind; params: ImageParams; width: number; height: number },
   deps: RecordDeps,
 ): Promise<RecordedImage> {
-  const stored = await storage.putPng(png, origin);
+  const stored = await withSpan("darkroom.storage_write", { "darkroom.storage": storage.kind, bytes: png.length }, () =>
+    storage.putPng(png, origin),
+  );
   const deleteToken = newDeleteToken();
   const createdAt = Date.now();
   const expiresAt = expiryOf(createdAt, deps.retentionDays);
@@ -89,6 +93,7 @@ export async function storeImage(
     });
     throw err;
   }
+  observeImageStored(image.kind, png.length);
   return {
     id: stored.id,
     url: stored.url,

@@ -2,6 +2,7 @@
 // several instances at once: records are claimed atomically before their files are touched, so each image is
 // deleted by one sweeper, and only due records are ever claimed, so nothing goes early. Each run is bounded.
 import { describeError, log } from "@/lib/log";
+import { observeSweep } from "@/lib/metrics";
 import { dueAt, type LibraryDeps, newLease, removeClaimed } from "./library";
 
 export type SweepOptions = {
@@ -94,7 +95,9 @@ export async function sweepImages(
       }
     }
     stats.lastError = null;
+    observeSweep(true, removed, failed);
   } catch (err) {
+    observeSweep(false, removed, failed);
     stats.lastError = err instanceof Error ? err.message : String(err);
     log.warn("image sweep stopped early", { removed, failed, ...describeError(err) });
     throw err;

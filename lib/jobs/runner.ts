@@ -6,6 +6,7 @@ import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
+import { observeAsyncJob } from "@/lib/metrics";
 import { trackWork } from "@/lib/ops/drain";
 import type { HeldUnit } from "@/lib/quota/types";
 import { ACTIVE_STATUSES, isFinished, type JobKind, type JobRecord } from "./types";
@@ -203,6 +204,7 @@ export class JobRunner {
   }
 
   private finished(job: JobRecord) {
+    observeAsyncJob(job.kind, job.status);
     try {
       this.opts.onFinished?.(job);
     } catch (err) {

@@ -7,14 +7,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-const SOURCE_DIRS = ["app", "components", "lib", "public"];
-const SOURCE_FILES = [
+export const SOURCE_DIRS = ["app", "components", "lib", "public"];
+export const SOURCE_FILES = [
   "package.json",
   "package-lock.json",
   "next.config.js",
   "tsconfig.json",
   "postcss.config.mjs",
   "proxy.ts",
+  "instrumentation.ts",
 ];
 export const BUILDS_DIR = ".builds";
 const COMPLETE = "darkroom-complete.json";

@@ -3,6 +3,7 @@
 // the rate-limit headers and the 200 body report.
 import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
+import { withSpan } from "@/lib/metrics/trace";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
 import type { HeldUnit } from "@/lib/quota/types";
 import { type Bucket, emptyUsage, type QuotaCounters, secondsUntil, type Take, type Usage } from "@/lib/quota/types";
@@ -27,17 +28,19 @@ export class Quota {
   ) {}
 
   /** Takes one unit from every charge, or none: the first one used up refunds the others and is thrown as 429. */
-  async take(): Promise<Usage> {
-    for (const charge of this.charges) {
-      const take = await this.store.take(charge.bucket, charge.identity);
-      if (charge === this.charges[0]) this.current = take;
-      if (!take.ok) {
-        await this.refund();
-        throw charge.refusal(take);
+  take(): Promise<Usage> {
+    return withSpan("darkroom.quota_take", { "darkroom.bucket": this.charges[0]?.bucket.name ?? "" }, async () => {
+      for (const charge of this.charges) {
+        const take = await this.store.take(charge.bucket, charge.identity);
+        if (charge === this.charges[0]) this.current = take;
+        if (!take.ok) {
+          await this.refund();
+          throw charge.refusal(take);
+        }
+        this.taken.push({ charge, take });
       }
-      this.taken.push({ charge, take });
-    }
-    return this.usage();
+      return this.usage();
+    });
   }
 
   /** What the route learned of the work (model, engine), for the usage history. */

@@ -4,6 +4,7 @@
 import type { Caller } from "@/lib/auth/types";
 import type { JobRecord } from "@/lib/jobs/types";
 import { describeError, log } from "@/lib/log";
+import { observeJob } from "@/lib/metrics";
 import type { UsageNote } from "@/lib/quota/ledger";
 import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 import type { UsageHistory, UsageOutcome } from "@/lib/usage/history";
@@ -19,10 +20,19 @@ export type RequestRecord = {
   note: UsageNote;
   outcome: UsageOutcome;
   at?: number;
+  /** How long the request or job took, for the metrics. */
+  seconds: number;
 };
 
 /** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
 export async function recordRequest(svc: { usage: UsageHistory }, r: RequestRecord): Promise<void> {
+  const labels = {
+    kind: r.endpoint,
+    model: r.note.model || "none",
+    engine: r.note.engine || "none",
+    outcome: r.outcome,
+  };
+  observeJob(labels, r.seconds);
   try {
     await svc.usage.record({
       at: r.at ?? Date.now(),
@@ -52,12 +62,14 @@ export function usageRecorderFor(
 ): ((answer: unknown) => Promise<void>) | undefined {
   if (req.method !== "POST" || (endpoint !== "generate" && endpoint !== "enhance")) return undefined;
   let done = false;
+  const started = performance.now();
   return async (answer) => {
     const status = typeof answer === "number" ? answer : answer instanceof Response ? answer.status : 200;
     const replayed = answer instanceof Response && answer.headers.has("idempotent-replayed");
     if (done || status === 202 || replayed) return;
     done = true;
-    await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status) });
+    const seconds = (performance.now() - started) / 1000;
+    await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status), seconds });
   };
 }
 
@@ -80,5 +92,6 @@ export function recordJob(svc: { usage: UsageHistory }, job: JobRecord): Promise
     note: { model, engine },
     outcome: outcomeOf(status),
     at: Date.parse(job.finished_at ?? "") || Date.now(),
+    seconds: Math.max(0, Date.parse(job.finished_at ?? "") - Date.parse(job.started_at ?? job.created_at)) / 1000 || 0,
   });
 }

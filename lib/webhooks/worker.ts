@@ -3,6 +3,8 @@
 import { EventEmitter } from "node:events";
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { observeWebhook } from "@/lib/metrics";
+import { withSpan } from "@/lib/metrics/trace";
 import { processSingleton } from "@/lib/singleton";
 import type { ClaimedDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { nextRetryAt } from "./schedule";
@@ -100,19 +102,23 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
 
   const send = async (d: ClaimedDelivery): Promise<SendResult> => {
     const headers = signWebhook({ id: d.id, secret: d.secret, body: d.body, now: new Date(now()) });
-    try {
-      return await sendWebhook({
-        url: d.url,
-        body: d.body,
-        headers,
-        allowHosts: opts.allowHosts,
-        timeoutMs,
-        maxResponseBytes: opts.maxResponseBytes,
-        resolve: opts.resolve,
-      });
-    } catch (err) {
-      return { status: null, bytesRead: 0, error: describeError(err).error as string };
-    }
+    return withSpan("darkroom.webhook_send", { "darkroom.attempt": d.attempts + 1 }, async (span) => {
+      try {
+        const result = await sendWebhook({
+          url: d.url,
+          body: d.body,
+          headers,
+          allowHosts: opts.allowHosts,
+          timeoutMs,
+          maxResponseBytes: opts.maxResponseBytes,
+          resolve: opts.resolve,
+        });
+        if (result.status !== null) span.set("http.response.status_code", result.status);
+        return result;
+      } catch (err) {
+        return { status: null, bytesRead: 0, error: describeError(err).error as string };
+      }
+    });
   };
 
   const attempt = async (d: ClaimedDelivery): Promise<void> => {
@@ -123,6 +129,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
     // A refused address will not become public by waiting, so it is not retried.
     const retryAt = delivered || result.refused ? null : nextRetryAt(attempts, at, opts.random);
     const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
+    observeWebhook(delivered ? "delivered" : result.refused ? "refused" : retryAt === null ? "gave_up" : "retry");
     if (result.refused) log.warn("webhook refused; not retried", { ...fields, reason: result.refused });
     else if (!delivered && retryAt === null)
       log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });

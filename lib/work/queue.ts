@@ -1,5 +1,6 @@
 // A bounded work queue: at most `concurrency` jobs run, at most `maxQueued` wait; beyond that callers get busy.
 import { QueueFull } from "@/lib/errors";
+import { trackQueue } from "@/lib/metrics";
 
 type Waiter = {
   start: () => void;
@@ -14,9 +15,12 @@ export class WorkQueue {
 
   constructor(
     readonly name: string,
-    private readonly concurrency: number,
-    private readonly maxQueued: number,
-  ) {}
+    readonly concurrency: number,
+    readonly maxQueued: number,
+  ) {
+    // Scrapes read its depth and running work (lib/metrics).
+    trackQueue(this);
+  }
 
   get stats() {
     return { running: this.running, queued: this.waiting.length };

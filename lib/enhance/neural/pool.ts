@@ -64,6 +64,17 @@ export class WorkerPool {
     return this.opts.size;
   }
 
+  /** True once a worker has loaded the runtime. */
+  get loaded() {
+    return this.everReady;
+  }
+
+  /** Starts one worker if none is alive or starting, so the runtime loads before the first job (readiness). */
+  warm(): void {
+    if (this.closed || this.startFailure || this.restartTimer || this.slots.length > 0) return;
+    this.startWorker();
+  }
+
   /** True while no worker is alive and the next start waits for its backoff: runs are refused with QueueFull. */
   get restarting() {
     return this.restartTimer !== undefined && this.slots.length === 0;

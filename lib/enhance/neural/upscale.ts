@@ -1,6 +1,7 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
 import { setMaxListeners } from "node:events";
+import { withSpan } from "@/lib/metrics/trace";
 import { addTime, type Profile, type RawImage } from "../types";
 import type { WorkerPool } from "./pool";
 import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, type TileProfile, toModelKey } from "./protocol";
@@ -57,8 +58,10 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
     try {
       let done = 0;
       return await Promise.all(
-        tasks.map((task) =>
-          pool.run<T>(task, { signal, group }).then((result) => {
+        tasks.map((task, i) =>
+          withSpan(`darkroom.enhance_${task.type}`, { index: i, of: tasks.length }, () =>
+            pool.run<T>(task, { signal, group }),
+          ).then((result) => {
             opts.onTaskDone?.(++done, tasks.length);
             return result;
           }),

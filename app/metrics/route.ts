@@ -1,0 +1,30 @@
+// GET /metrics – Prometheus text format, for a scraper holding METRICS_TOKEN as a Bearer: 404 while the token is
+// unset (as if there were no such path), 401 on a missing or wrong one.
+import { tokenMatches } from "@/lib/api/admin-auth";
+import { renderMetrics } from "@/lib/metrics";
+import { describeRouteStates } from "@/lib/ops/route-states";
+import { getServices } from "@/lib/services";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(req: Request): Promise<Response> {
+  // The services also build the work queues, whose gauges the scrape reads.
+  const svc = getServices();
+  const token = svc.config.metricsToken;
+  if (!token) return text(404, "Not found.\n");
+  const presented = /^Bearer +(\S+) *$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  if (presented === undefined || !tokenMatches(presented, token)) {
+    return text(401, "Send METRICS_TOKEN as a Bearer token.\n", { "WWW-Authenticate": 'Bearer realm="metrics"' });
+  }
+  const live = { routes: describeRouteStates(svc.engines), pools: svc.engines.describeGpuPools() };
+  const { contentType, body } = await renderMetrics(live);
+  return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
+}
+
+function text(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
+}

@@ -1,0 +1,67 @@
+// Readiness for load balancers (GET /api/ready): ready only when the store and the image storage answer, the enhance
+// runtime has loaded, every model has a route that can take work, and no work queue would refuse new work.
+// Each check is bounded, so a hung dependency makes the answer "not ready", never a hung probe.
+import type { ImageStorage } from "@/lib/storage/types";
+import type { RouteState } from "./route-states";
+
+export type ReadinessProbes = {
+  /** True when the store answers (a cheap round trip). */
+  store: () => Promise<boolean>;
+  /** True when the image storage answers. */
+  storage: () => Promise<boolean>;
+  /** Why the enhance runtime is not ready, or null. */
+  enhance: () => string | null;
+  routes: RouteState[];
+  queues: { name: string; running: number; queued: number; concurrency: number; maxQueued: number }[];
+};
+
+export type Readiness = { ready: boolean; reasons: string[] };
+
+/** @default timeoutMs 2000 */
+export async function checkReadiness(probes: ReadinessProbes, timeoutMs = 2000): Promise<Readiness> {
+  const [store, storage] = await Promise.all([answers(probes.store, timeoutMs), answers(probes.storage, timeoutMs)]);
+  const reasons: string[] = [];
+  if (!store) reasons.push("The store does not answer.");
+  if (!storage) reasons.push("The image storage does not answer.");
+  const enhance = probes.enhance();
+  if (enhance) reasons.push(enhance);
+  const byModel = new Map<string, RouteState[]>();
+  for (const r of probes.routes) byModel.set(r.model, [...(byModel.get(r.model) ?? []), r]);
+  for (const [model, routes] of byModel) {
+    if (routes.every((r) => r.ejected)) {
+      reasons.push(`Every route of ${model} is failing or out: ${routes.map((r) => r.route).join(", ")}.`);
+    }
+  }
+  for (const q of probes.queues) {
+    // Full: every slot busy and the waiting line at its bound, so new work would be answered busy.
+    if (q.running >= q.concurrency && q.queued >= q.maxQueued) {
+      reasons.push(`The ${q.name} queue is full (${q.running} running, ${q.queued} waiting).`);
+    }
+  }
+  return { ready: reasons.length === 0, reasons };
+}
+
+async function answers(probe: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([probe().catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Well-formed ids no image has: reading one is a real round trip to the storage that finds nothing. */
+const ABSENT_IDS: Record<ImageStorage["kind"], string> = {
+  local: "0".repeat(32),
+  "vercel-blob": `darkroom/${"0".repeat(32)}-ready.png`,
+};
+
+/** True when the storage answers a read (of an image that is not there). */
+export async function storageAnswers(storage: ImageStorage): Promise<boolean> {
+  const found = await storage.openPng(ABSENT_IDS[storage.kind]);
+  await found?.stream.cancel();
+  return true;
+}
