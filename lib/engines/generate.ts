@@ -7,7 +7,7 @@ import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
-import { engineFor } from "./index";
+import type { Engines } from "./index";
 import type { WorkProgress } from "./types";
 
 export type GenerateInput = {
@@ -20,6 +20,7 @@ export type GenerateInput = {
 };
 
 export type GenerateDeps = RecordDeps & {
+  engines: Pick<Engines, "engineFor">;
   requestId: string;
   /** Aborts when the caller goes away or cancels. */
   signal: AbortSignal;
@@ -52,7 +53,7 @@ export type GeneratedResult = {
 
 export async function generateImage(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedResult> {
   const size = MODELS[input.model].sizes[input.ratio];
-  const engine = engineFor(input.model);
+  const engine = deps.engines.engineFor(input.model);
   const job = {
     prompt: input.prompt,
     styledPrompt: applyStyle(input.style, input.prompt),

@@ -1,25 +1,33 @@
-// Which engine serves each model: the fallback chain configured by MODEL_* (or its default), built once per process.
+// Which engine serves each model: the fallback chain configured by MODEL_* (or its default). The composition root
+// (lib/services.ts) holds one Engines per process.
 import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
-import { type Config, getConfig } from "@/lib/config";
-import { processSingleton } from "@/lib/singleton";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
 import { createLocalCall, describeLocalPools, type PoolDescription } from "./local";
+import type { LocalSettings } from "./local/settings";
 import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
-import { isLocalKind, PREVIEW_ROUTE, type Route } from "./routes";
+import { isLocalKind, PREVIEW_ROUTE, type ProviderRouteEnv, type Route } from "./routes";
 import type { ImageEngine } from "./types";
 
-export function buildEngine(model: ModelName, config: Config): ImageEngine {
-  const routes = config.generation.chains[model];
+/** The generation part of the configuration (lib/config.ts): every model's chain and what its routes need. */
+export type GenerationSettings = {
+  timeoutMs: number;
+  chains: Record<ModelName, Route[]>;
+  providers: ProviderRouteEnv;
+  local: LocalSettings;
+};
+
+export function buildEngine(model: ModelName, { generation }: { generation: GenerationSettings }): ImageEngine {
+  const routes = generation.chains[model];
   if (routes.length === 1 && routes[0].provider === PREVIEW_ROUTE) return previewEngine;
-  const { credentials, baseUrls } = config.generation.providers;
+  const { credentials, baseUrls } = generation.providers;
   return createChainEngine(model, routes, {
-    timeoutMs: config.generation.timeoutMs,
+    timeoutMs: generation.timeoutMs,
     callFor: (route) => {
       if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
-      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, config.generation.local);
+      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, generation.local);
       // Config has already refused a route without credentials.
       return createProviderCall(route.provider, route.modelId, {
         apiKey: credentials[route.provider] ?? "",
@@ -27,16 +35,6 @@ export function buildEngine(model: ModelName, config: Config): ImageEngine {
       });
     },
   });
-}
-
-export function engineFor(model: ModelName): ImageEngine {
-  const engines = processSingleton("engines", () => new Map<ModelName, ImageEngine>());
-  let engine = engines.get(model);
-  if (!engine) {
-    engine = buildEngine(model, getConfig());
-    engines.set(model, engine);
-  }
-  return engine;
 }
 
 export type EngineDescription = {
@@ -50,9 +48,29 @@ export type EngineDescription = {
   routes: { route: string; failing: boolean }[];
 };
 
-export function describeEngines(): EngineDescription[] {
-  const chains = getConfig().generation.chains;
-  return MODEL_NAMES.map((name) => describeChain(name, chains[name]));
+export type Engines = {
+  /** The model's engine, built on first use. */
+  engineFor(model: ModelName): ImageEngine;
+  /** Every model's chain with its routes' recent health, for /api/status and the console. */
+  describe(): EngineDescription[];
+  /** The local GPU pools and their servers' health, without their URLs. */
+  describeGpuPools(): PoolDescription[];
+};
+
+export function createEngines(generation: GenerationSettings): Engines {
+  const engines = new Map<ModelName, ImageEngine>();
+  return {
+    engineFor(model) {
+      let engine = engines.get(model);
+      if (!engine) {
+        engine = buildEngine(model, { generation });
+        engines.set(model, engine);
+      }
+      return engine;
+    },
+    describe: () => MODEL_NAMES.map((name) => describeChain(name, generation.chains[name])),
+    describeGpuPools: () => describeLocalPools(generation.local),
+  };
 }
 
 function describeChain(name: ModelName, routes: Route[]): EngineDescription {
@@ -64,9 +82,4 @@ function describeChain(name: ModelName, routes: Route[]): EngineDescription {
     configured: routes.some((r) => r.provider !== PREVIEW_ROUTE),
     routes: routes.map((r) => ({ route: r.id, failing: isRouteFailing(r.id) })),
   };
-}
-
-/** The local GPU pools and their servers' health, without their URLs. */
-export function describeGpuPools(): PoolDescription[] {
-  return describeLocalPools(getConfig().generation.local);
 }

@@ -24,7 +24,7 @@ import {
 import { DEFAULT_MODEL, MODEL_CATALOG, MODEL_NAMES, MODELS } from "@/lib/catalog/models";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
 import { ConfigError, parseConfig } from "@/lib/config";
-import { describeEngines } from "@/lib/engines";
+import { createEngines } from "@/lib/engines";
 import { defaultChain, parseChain } from "@/lib/engines/routes";
 import { chooseModel } from "@/lib/enhance/neural-engine";
 import { buildOpenApi, ENDPOINTS } from "@/lib/openapi";
@@ -164,7 +164,9 @@ describe("the model catalogue", () => {
 
   it("is what GET /api/status describes", () => {
     assert.deepEqual(
-      describeEngines().map((e) => e.name),
+      createEngines(parseConfig({}).generation)
+        .describe()
+        .map((e) => e.name),
       MODEL_NAMES,
     );
   });

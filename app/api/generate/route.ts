@@ -24,7 +24,14 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   if (replay) return replay;
   const usage = await quota.take();
 
-  const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...recordDepsFor(svc, caller) };
+  const deps = {
+    requestId,
+    origin,
+    engines: svc.engines,
+    storage: svc.storage,
+    queue: svc.queues.generate,
+    ...recordDepsFor(svc, caller),
+  };
   if (mode.async) {
     const job = await acceptJob(
       svc,
