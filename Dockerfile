@@ -58,6 +58,8 @@ COPY --from=build /app/lib ./lib
 COPY --from=build /app/public ./public
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/docs ./docs
+# The calibration photos: the int8 models are made from them on first use and cached under DATA_DIR/models.
+COPY --from=build /app/assets ./assets
 COPY --from=build /app/.builds ./.builds
 # Next may write its incremental cache into the build folder; nothing else under /app is writable.
 RUN for b in .builds/*/; do mkdir -p "$b/cache" && chown darkroom:darkroom "$b/cache"; done
