@@ -21,9 +21,10 @@ export abstract class DomainError extends Error {
   }
 
   static [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass that names no kind of its own is checked the ordinary way, never as its parent's kind.
+    if (!Object.hasOwn(this, "kind")) return Function.prototype[Symbol.hasInstance].call(this, value);
     if (typeof value !== "object" || value === null) return false;
     const kinds = (value as { [KINDS]?: unknown })[KINDS];
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of `instanceof`, a subclass too.
     return Array.isArray(kinds) && kinds.includes(this.kind);
   }
 }

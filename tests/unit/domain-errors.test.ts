@@ -33,3 +33,18 @@ it("does not take plain errors or look-alike objects for domain errors", () => {
   assert.equal({ name: "StoreUnavailable" } instanceof here.StoreUnavailable, false);
   assert.equal((null as unknown) instanceof here.DomainError, false);
 });
+
+it("checks a subclass that names no kind of its own by its prototype chain, not as its parent's kind", () => {
+  class Unnamed extends here.DomainError {}
+  assert.equal(new here.StoreUnavailable() instanceof Unnamed, false);
+  assert.ok(new Unnamed("x") instanceof Unnamed);
+  assert.ok(new Unnamed("x") instanceof here.DomainError);
+});
+
+it("gives every domain error class in lib/errors.ts a kind of its own", () => {
+  const classes = Object.values(here).filter(
+    (v): v is typeof here.DomainError => typeof v === "function" && v.prototype instanceof Error,
+  );
+  assert.ok(classes.length >= 10);
+  for (const c of classes) assert.ok(Object.hasOwn(c, "kind"), `${c.name} has no static kind`);
+});
