@@ -6,6 +6,14 @@
 // that catch their errors apart from it (and minifies class names, hence the explicit `kind`).
 const KINDS = Symbol.for("darkroom.domain-error.kinds");
 
+function isOfKind(cls: { kind: string }, value: unknown): boolean {
+  // A subclass that names no kind of its own is checked the ordinary way, never as its parent's kind.
+  if (!Object.hasOwn(cls, "kind")) return Function.prototype[Symbol.hasInstance].call(cls, value);
+  if (typeof value !== "object" || value === null) return false;
+  const kinds = (value as { [KINDS]?: unknown })[KINDS];
+  return Array.isArray(kinds) && kinds.includes(cls.kind);
+}
+
 export abstract class DomainError extends Error {
   static readonly kind: string = "DomainError";
   readonly [KINDS]: readonly string[];
@@ -21,11 +29,8 @@ export abstract class DomainError extends Error {
   }
 
   static [Symbol.hasInstance](value: unknown): boolean {
-    // A subclass that names no kind of its own is checked the ordinary way, never as its parent's kind.
-    if (!Object.hasOwn(this, "kind")) return Function.prototype[Symbol.hasInstance].call(this, value);
-    if (typeof value !== "object" || value === null) return false;
-    const kinds = (value as { [KINDS]?: unknown })[KINDS];
-    return Array.isArray(kinds) && kinds.includes(this.kind);
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of `instanceof`, a subclass too.
+    return isOfKind(this, value);
   }
 }
 
