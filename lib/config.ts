@@ -21,6 +21,9 @@ const optionalText = z
   .optional()
   .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
 
+/** MODEL_*_IMAGE and MODEL_*_MASK: `provider:model-id` entries naming the model a provider edits with. */
+const EDIT_SUFFIXES = ["_IMAGE", "_MASK"] as const;
+
 const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -201,9 +204,6 @@ function providerShape() {
   }
   return shape;
 }
-
-/** MODEL_*_IMAGE and MODEL_*_MASK: `provider:model-id` entries naming the model a provider edits with. */
-const EDIT_SUFFIXES = ["_IMAGE", "_MASK"] as const;
 
 function editOverridesOf(env: ProviderVars): CapabilityEnv["overrides"] {
   const overrides: NonNullable<CapabilityEnv["overrides"]> = {};

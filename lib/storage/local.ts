@@ -45,7 +45,7 @@ export function createLocalStorage(
 ): ImageStorage {
   const fs = opts.fs ?? nodeFs;
   const dir = path.join(dataDir, "images");
-  const fileOf = (id: string) => path.join(dir, id.includes(".") ? id : `${id}.png`);
+  const fileOf = (id: string) => path.join(/*turbopackIgnore: true*/ dir, id.includes(".") ? id : `${id}.png`);
   // At creation: the folder, and the removal of what a crashed writer left behind. A failure is reported by the
   // put that awaits it, and the next put tries again.
   let ready: Promise<void> | undefined;
@@ -103,7 +103,7 @@ export function createLocalStorage(
  * reader never sees half a file. On any failure the temp file is removed.
  */
 async function writeDurably(fs: StorageFs, dir: string, id: string, extension: string, png: Buffer): Promise<void> {
-  const file = path.join(dir, `${id}.${extension}`);
+  const file = path.join(/*turbopackIgnore: true*/ dir, `${id}.${extension}`);
   const tmp = path.join(dir, `${id}.${HOST}.${process.pid}.${INSTANCE}.tmp`);
   let handle: nodeFs.FileHandle | undefined;
   try {
