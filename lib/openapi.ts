@@ -1,10 +1,10 @@
 // OpenAPI 3.1 document built from the zod schemas that validate requests, so the docs cannot drift from the API.
 import { z } from "zod";
-import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_ENHANCE_MODE, describeEnhanceModes } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_MODEL } from "@/lib/catalog/models";
 import { accountResponseSchema, usageResponseSchema } from "@/lib/schemas/account";
 import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
 import { generateMultipartSchema, generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
