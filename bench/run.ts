@@ -7,6 +7,7 @@ import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchQuotaBeforeCost } from "./hardening";
+import { benchImageInput } from "./image-input";
 import { benchImages } from "./images";
 import { benchJobs } from "./jobs";
 import { benchLocalEngines } from "./local-engines";
@@ -85,6 +86,11 @@ function printRows(rows: string[][]) {
 /** `npm run bench -- --usage-only`: just the usage history's cost, which needs two servers of its own. */
 async function mainUsageOnly() {
   printRows(await benchUsageRecording(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --image-input-only`: just what an image input and extra images cost on the path. */
+async function mainImageInputOnly() {
+  printTable(await benchImageInput());
 }
 
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
@@ -227,6 +233,8 @@ async function main() {
   rows.push(...(await benchUsageRecording(rounds)));
   // 7. The image library: the retention sweep and the record written with each image.
   neuralTables.push(await benchImages());
+  // 8. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
+  neuralTables.push(await benchImageInput());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -242,7 +250,9 @@ const run = process.argv.includes("--reference-child")
     ? mainUsageOnly
     : process.argv.includes("--images-only")
       ? mainImagesOnly
-      : main;
+      : process.argv.includes("--image-input-only")
+        ? mainImageInputOnly
+        : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);
