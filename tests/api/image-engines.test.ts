@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
-import { type A1111Fake, startA1111Fake } from "../fakes/a1111";
+import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import type { Fake } from "../fakes/fake-server";
 import { type Fakes, startAllFakes } from "../fakes/index";
@@ -38,6 +38,7 @@ before(async () => {
       env: {
         COMFYUI_URLS: comfy.url,
         A1111_URLS: a1111.url,
+        A1111_AUTH,
         MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
         MODEL_ALPHA_SCHNELL: "comfyui:flux-schnell",
         MODEL_BETA_3: `a1111:${SDXL}`,
