@@ -13,6 +13,7 @@ import { describeError, log } from "./lib/log";
 import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
 import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
+import { trackWork, whenIdle, workInFlight } from "./lib/ops/drain";
 import { getServices } from "./lib/services";
 
 async function main() {
@@ -48,8 +49,13 @@ async function main() {
   const storage = svc.storage;
   const cdn = storage.kind === "local" ? storage : null;
 
+  let draining = false;
   const server = http.createServer((req, res) => {
+    // While draining, each answer closes its connection, so keep-alive clients reconnect to another instance.
+    if (draining) res.setHeader("Connection", "close");
     if (cdn && serveCdnRequest(cdn, req, res)) return;
+    // A request is in flight until its answer is sent; event streams stay open by design and are not waited for.
+    if (!req.headers.accept?.includes("text/event-stream")) trackWork(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
@@ -77,9 +83,24 @@ async function main() {
   server.requestTimeout = 300_000;
   server.keepAliveTimeout = 5_000;
 
-  const shutdown = () => {
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5_000).unref();
+  // SIGTERM drains: no new connections, idle ones closed, in-flight requests and this instance's jobs finish (up to
+  // SHUTDOWN_GRACE_MS), the store closes, then exit. Jobs still running after that are failed and refunded by another instance's
+  // lease sweep. Repeated signals (npm and tsx relay the one a process group gets) change nothing.
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (draining) return;
+    draining = true;
+    console.log(`darkroom: ${signal}: draining ${workInFlight()} in-flight request(s) and job(s)…`);
+    server.close();
+    server.closeIdleConnections();
+    const idle = await whenIdle(config.shutdownGraceMs);
+    // The store's background work stops (and writes what it holds) before the process goes.
+    await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
+    console.log(
+      idle
+        ? "darkroom: drained; exiting"
+        : `darkroom: ${workInFlight()} still in flight after ${config.shutdownGraceMs} ms; exiting`,
+    );
+    process.exit(0);
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
@@ -100,7 +121,14 @@ async function main() {
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
     // Retention: a sweep now and then every hour.
-    startImageSweeps(() => sweepImages({ images: svc.images, storage, retentionDays: config.images.retentionDays }));
+    startImageSweeps(() =>
+      sweepImages({
+        images: svc.images,
+        storage,
+        retentionDays: config.images.retentionDays,
+        sweepStats: svc.sweepStats,
+      }),
+    );
   });
 }
 

@@ -9,12 +9,15 @@ import * as ort from "onnxruntime-node";
 import sharp from "sharp";
 import { parseConfig } from "../lib/config";
 import { blendOver } from "../lib/enhance/blend";
-import { decodeImage } from "../lib/enhance/decode";
+import { decodeImage, probeImage } from "../lib/enhance/decode";
 import { createConfiguredRegistry } from "../lib/enhance/engine-registry";
 import { encodeModel, TensorDataType } from "../lib/enhance/neural/onnx-proto";
 import { convertPackageModel } from "../lib/enhance/neural/package-models";
 import { planNetworkInput } from "../lib/enhance/neural-engine";
 import { enhanceRaw, targetSize } from "../lib/enhance/pipeline";
+import { choosePrecision, int8WeightBits } from "../lib/enhance/precision";
+import { type Profile, timed } from "../lib/enhance/types";
+import { createLocalStorage } from "../lib/storage/local";
 import { hasPhotos, loadCrop, measurePsnr, PHOTOS, type Rgb, resizeLanczos } from "../tests/fixtures/photos";
 import { type App, startApp } from "../tests/helpers/app";
 import { call, enhance } from "../tests/helpers/http";
@@ -144,79 +147,205 @@ async function postEnhance(
   return res;
 }
 
-/** Speed: the reference and /api/enhance end to end on the same model and input, interleaved round by round. */
-export async function benchSpeed(app: App, auth: Record<string, string>, rounds: number): Promise<Table> {
+/** PSNR (dB) of /api/enhance at strength 1 on the held-out photos: HR → lanczos3 /scale → enhance → against HR. */
+async function heldOutPsnr(app: App, auth: Record<string, string>, model: string, scale: number): Promise<number> {
+  const dir = path.join(ROOT, "assets/photos/held-out");
+  const values: number[] = [];
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((x) => x.endsWith(".png"))
+    .sort()) {
+    const { data, info } = await sharp(path.join(dir, f)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const w = Math.floor(info.width / scale);
+    const h = Math.floor(info.height / scale);
+    const hr = await sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } })
+      .extract({ left: 0, top: 0, width: w * scale, height: h * scale })
+      .raw()
+      .toBuffer();
+    const lr = await resizeLanczos({ data: hr, width: w * scale, height: h * scale, channels: 3 }, w, h);
+    const res = await postEnhance(
+      app,
+      auth,
+      await encodePng(lr),
+      { model, scale: String(scale), strength: "1" },
+      `${w * scale}x${h * scale}`,
+    );
+    const out = await sharp((await call(res.json.url, "")).body)
+      .removeAlpha()
+      .raw()
+      .toBuffer();
+    values.push(measurePsnr(out, hr));
+  }
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+type Server = { precision: "fp32" | "int8"; app: App; auth: Record<string, string> };
+
+/** Two servers, one per ENHANCE_PRECISION, so the fp32 and int8 rows are measured side by side in one run. */
+async function startPrecisionServers(authFor: (app: App) => Promise<Record<string, string>>): Promise<Server[]> {
+  const servers: Server[] = [];
+  for (const precision of ["fp32", "int8"] as const) {
+    const app = await startApp({
+      name: `bench-${precision}`,
+      env: {
+        PRO_REQUESTS_PER_DAY: "100000000",
+        ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS,
+        ENHANCE_PRECISION: precision,
+      },
+    });
+    servers.push({ precision, app, auth: await authFor(app) });
+  }
+  return servers;
+}
+
+/**
+ * Speed: the reference and /api/enhance end to end (fp32 and int8 servers) on the same model and input, interleaved
+ * round by round, with each precision's PSNR on the held-out photos.
+ */
+export async function benchSpeed(
+  authFor: (app: App) => Promise<Record<string, string>>,
+  rounds: number,
+): Promise<Table> {
   const cases = [
-    { label: "fast 512²→1024²", model: "fast", pkg: "esrgan-slim", scale: 2, size: 512, target: 0.25 },
-    { label: "quality 512²→1024²", model: "quality", pkg: "esrgan-medium", scale: 2, size: 512 },
-    { label: "fast 256²→1024² (4×)", model: "fast", pkg: "esrgan-slim", scale: 4, size: 256 },
+    { label: "fast 512²→1024²", model: "fast", pkg: "esrgan-slim", scale: 2, size: 512, ratio: 0.08, share: 70 },
+    { label: "quality 512²→1024²", model: "quality", pkg: "esrgan-medium", scale: 2, size: 512, ratio: 0.06 },
+    { label: "fast 256²→1024² (4×)", model: "fast", pkg: "esrgan-slim", scale: 4, size: 256, share: 50 },
     { label: "quality 256²→1024² (4×)", model: "quality", pkg: "esrgan-medium", scale: 4, size: 256 },
   ] as const;
   const pngs = new Map<number, Buffer>();
   for (const size of [512, 256]) pngs.set(size, await encodePng(await loadBenchPhoto(size)));
+  const servers = await startPrecisionServers(authFor);
   const reference = await startReference();
   const refMs: number[][] = cases.map(() => []);
-  const apiMs: number[][] = cases.map(() => []);
+  const apiMs: number[][][] = servers.map(() => cases.map(() => []));
+  const psnr: number[][] = servers.map(() => []);
   const ceilings: number[] = [];
+  const run = (srv: Server, c: (typeof cases)[number]) =>
+    postEnhance(
+      srv.app,
+      srv.auth,
+      pngs.get(c.size) as Buffer,
+      { model: c.model, scale: String(c.scale), strength: "0.5" },
+      "1024x1024",
+    );
   try {
-    for (const c of cases)
-      await postEnhance(
-        app,
-        auth,
-        pngs.get(c.size)!,
-        { model: c.model, scale: String(c.scale), strength: "0.5" },
-        "1024x1024",
-      ); // warm sessions
+    for (const srv of servers) for (const c of cases) await run(srv, c); // models converted, sessions warm
+    for (const [s, srv] of servers.entries())
+      for (const c of cases) psnr[s].push(await heldOutPsnr(srv.app, srv.auth, c.model, c.scale));
     for (let r = 0; r < rounds; r++) {
       for (const [i, c] of cases.entries()) {
         refMs[i].push(await reference.time({ pkg: c.pkg, scale: c.scale, size: c.size }));
-        const t = performance.now();
-        await postEnhance(
-          app,
-          auth,
-          pngs.get(c.size)!,
-          { model: c.model, scale: String(c.scale), strength: "0.5" },
-          "1024x1024",
-        );
-        apiMs[i].push(performance.now() - t);
+        for (const [s, srv] of servers.entries()) {
+          const t = performance.now();
+          await run(srv, c);
+          apiMs[s][i].push(performance.now() - t);
+        }
       }
       ceilings.push(await measureMatmulCeiling(os.availableParallelism()));
       console.error(
-        `neural round ${r + 1}/${rounds}: ref ${refMs.map((v) => fmt(v[r], 0)).join(" ")} · api ${apiMs.map((v) => fmt(v[r], 0)).join(" ")} ms`,
+        `neural round ${r + 1}/${rounds}: ref ${refMs.map((v) => fmt(v[r], 0)).join(" ")} · ${servers.map((srv, s) => `${srv.precision} ${apiMs[s].map((v) => fmt(v[r], 0)).join(" ")}`).join(" · ")} ms`,
       );
     }
   } finally {
     reference.stop();
+    for (const srv of servers) await srv.app.stop();
   }
   const ceiling = Math.max(...ceilings);
-  const rows = cases.map((c, i) => {
+  const rows: string[][] = [];
+  for (const [i, c] of cases.entries()) {
     const flops = convertPackageModel(ROOT, c.pkg, c.scale).info.flopsPerInputPixel * c.size * c.size;
-    const ratio = median(apiMs[i].map((ms, r) => ms / refMs[i][r]));
-    const best = Math.min(...apiMs[i]);
-    const gflops = flops / 1e9 / (best / 1000);
-    const target = "target" in c ? ` (target ≤ ${c.target}×)` : "";
-    return [
-      `${c.label} · ${c.pkg} x${c.scale}`,
-      `${fmt(median(refMs[i]), 0)} ms`,
-      `${fmt(median(apiMs[i]), 0)} ms`,
-      `${fmt(ratio, 3)}×${target}`,
-      fmt(flops / 1e9),
-      `${fmt(gflops)} (${fmt((100 * gflops) / ceiling, 0)} %)`,
-    ];
-  });
+    for (const [s, srv] of servers.entries()) {
+      const ratio = median(apiMs[s][i].map((ms, r) => ms / refMs[i][r]));
+      const gflops = flops / 1e9 / (Math.min(...apiMs[s][i]) / 1000);
+      const share = (100 * gflops) / ceiling;
+      const targets = [
+        "ratio" in c ? `≤ ${c.ratio}× ${ratio <= c.ratio ? "✓" : "✗"}` : "",
+        "share" in c ? `≥ ${c.share} % ${share >= c.share ? "✓" : "✗"}` : "",
+      ].filter(Boolean);
+      const dPsnr = psnr[s][i] - psnr[0][i];
+      rows.push([
+        `${c.label} · ${c.pkg} x${c.scale} · ${srv.precision}`,
+        `${fmt(median(refMs[i]), 0)} ms`,
+        `${fmt(median(apiMs[s][i]), 0)} ms`,
+        `${fmt(ratio, 3)}×`,
+        `${fmt(gflops)} (${fmt(share, 0)} %)`,
+        s === 0 ? `${fmt(psnr[s][i], 2)} dB` : `${fmt(psnr[s][i], 2)} dB (${dPsnr >= 0 ? "+" : ""}${fmt(dPsnr, 2)})`,
+        targets.join(" · "),
+      ]);
+    }
+  }
   return {
     head: [
       "neural speed (median of rounds)",
       "tfjs-wasm reference",
       "/api/enhance end to end",
       "ratio (median per round)",
-      "GFLOP",
       "GFLOP/s e2e (% of ceiling)",
+      "PSNR held-out, s=1 (Δ vs fp32)",
+      "targets",
     ],
     rows,
     notes: [
-      `Ceiling: ORT MatMul 1024³ float32 with ${os.availableParallelism()} threads, best of ${rounds} rounds: ${fmt(ceiling)} GFLOP/s. GFLOP/s e2e = model FLOPs / best end-to-end time (upload, decode, inference, sharpen, blend, PNG encode and store included).`,
-      "Reference: upscaler 1.0 on @tensorflow/tfjs 4.11 + tfjs-backend-wasm (single-threaded in Node, SIMD), patch 128 / padding 8, in a child process while the server is idle.",
+      `Ceiling: ORT MatMul 1024³ float32 with ${os.availableParallelism()} threads, best of ${rounds} rounds: ${fmt(ceiling)} GFLOP/s. GFLOP/s e2e = the model's fp32 FLOPs / best end-to-end time (upload, decode, inference, sharpen, blend, PNG encode and store included), so int8 can pass 100 %.`,
+      `int8 here: ${int8WeightBits()}-bit weights (${int8WeightBits() === 8 ? "VNNI/AMX or Arm dot product" : "x86 without VNNI: 8-bit weights would saturate"}). Default precision per model: ${(["esrgan-slim", "esrgan-medium"] as const).flatMap((p) => ([2, 4] as const).map((k) => `${p} x${k} ${choosePrecision(p, k, int8WeightBits(), undefined)}`)).join(", ")}.`,
+      "Reference: upscaler 1.0 on @tensorflow/tfjs 4.11 + tfjs-backend-wasm (single-threaded in Node, SIMD), patch 128 / padding 8, in a child process while the servers are idle. PSNR: assets/photos/held-out (never used for calibration), mean of the photos.",
+    ],
+  };
+}
+
+/**
+ * Where one fast 2× request's time goes, in process on the server's own code: multipart parse, decode, the
+ * engine's stages (tiles on the workers, split into cut, pixel/tensor conversion and network), sharpen, base,
+ * blend, PNG encode and store. Median of `rounds` runs after a warm-up.
+ */
+export async function benchProfile(rounds: number): Promise<Table> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-bench-profile-"));
+  const config = parseConfig({ DATA_DIR: dataDir, ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS });
+  const registry = createConfiguredRegistry(config);
+  const storage = createLocalStorage(dataDir, undefined);
+  const png = await encodePng(await loadBenchPhoto(512));
+  const runs: Profile[] = [];
+  try {
+    for (let r = 0; r <= rounds; r++) {
+      const profile: Profile = new Map();
+      const t0 = performance.now();
+      const form = new FormData();
+      form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "photo.png");
+      const body = new Request("http://127.0.0.1/api/enhance", { method: "POST", body: form });
+      const file = (await timed(profile, "multipart parse", () => body.formData())).get("image") as File;
+      const bytes = Buffer.from(await file.arrayBuffer());
+      const image = await timed(profile, "probe + decode", async () => {
+        await probeImage(bytes, config.upload.maxPixels);
+        return decodeImage(bytes, config.upload.maxPixels);
+      });
+      const out = await enhanceRaw((job) => registry.run(job), image, {
+        strength: 0.5,
+        scale: 2,
+        model: "fast",
+        signal: new AbortController().signal,
+        profile,
+      });
+      await timed(profile, "store (local file)", () => storage.putPng(out.png, "http://127.0.0.1"));
+      profile.set("total (wall)", performance.now() - t0);
+      if (r > 0) runs.push(profile); // the first run opens the sessions
+    }
+  } finally {
+    await registry.pool.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  const stages = [...runs[0].keys()];
+  const total = median(runs.map((p) => p.get("total (wall)") ?? 0));
+  const rows = stages.map((stage) => {
+    const v = median(runs.map((p) => p.get(stage) ?? 0));
+    if (stage.endsWith("(%)")) return [stage, `${fmt(v)} %`, ""];
+    const worker = stage.includes("(worker)");
+    return [stage, `${fmt(v)} ms`, worker ? "worker time, summed over tiles" : `${fmt((100 * v) / total, 0)} %`];
+  });
+  return {
+    head: [`profile: one fast 2× request, 512²→1024², strength 0.5 (median of ${rounds})`, "time", "share of total"],
+    rows,
+    notes: [
+      `In process, default pool (${config.enhance.workers} workers × ${config.enhance.threads} ORT thread), default precision (${choosePrecision("esrgan-slim", 2, int8WeightBits(), undefined)} for esrgan-slim x2). "(worker)" rows are worker CPU time summed over tiles, which run in parallel inside "tiles on the workers (wall)".`,
     ],
   };
 }

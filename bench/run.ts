@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchEvents } from "./events";
 import { benchQuotaBeforeCost } from "./hardening";
 import { benchImageInput } from "./image-input";
 import { benchImages } from "./images";
@@ -16,6 +17,7 @@ import {
   benchConcurrentUploads,
   benchLargeOutputs,
   benchMemory,
+  benchProfile,
   benchPsnr,
   benchSpeed,
   findServerPid,
@@ -93,9 +95,25 @@ async function mainImageInputOnly() {
   printTable(await benchImageInput());
 }
 
+/** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
+async function mainEventsOnly() {
+  printTable(await benchEvents());
+}
+
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
 async function mainImagesOnly() {
   printTable(await benchImages());
+}
+
+const authFor = async (a: Parameters<typeof createKey>[0]) => ({
+  Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
+});
+
+/** `npm run bench -- --neural-speed-only`: the neural speed table (fp32 and int8 servers) and the request profile. */
+async function mainNeuralSpeedOnly() {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  printTable(await benchSpeed(authFor, rounds));
+  printTable(await benchProfile(rounds));
 }
 
 async function main() {
@@ -213,7 +231,8 @@ async function main() {
 
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
     if (!apiOnly) {
-      neuralTables.push(await benchSpeed(app, auth, rounds));
+      neuralTables.push(await benchSpeed(authFor, rounds));
+      neuralTables.push(await benchProfile(rounds));
       neuralTables.push(await benchPsnr(app, auth));
     }
   } finally {
@@ -222,9 +241,6 @@ async function main() {
   // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
   if (!apiOnly) {
     neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
-    const authFor = async (a: Parameters<typeof createKey>[0]) => ({
-      Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
-    });
     neuralTables.push(await benchMemory(authFor));
     neuralTables.push(await benchConcurrentUploads(authFor));
   }
@@ -233,7 +249,9 @@ async function main() {
   rows.push(...(await benchUsageRecording(rounds)));
   // 7. The image library: the retention sweep and the record written with each image.
   neuralTables.push(await benchImages());
-  // 8. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
+  // 8. Event streams: store reads against the number of viewers.
+  neuralTables.push(await benchEvents());
+  // 9. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
   neuralTables.push(await benchImageInput());
 
   console.log(
@@ -250,9 +268,13 @@ const run = process.argv.includes("--reference-child")
     ? mainUsageOnly
     : process.argv.includes("--images-only")
       ? mainImagesOnly
-      : process.argv.includes("--image-input-only")
-        ? mainImageInputOnly
-        : main;
+      : process.argv.includes("--events-only")
+        ? mainEventsOnly
+        : process.argv.includes("--neural-speed-only")
+          ? mainNeuralSpeedOnly
+          : process.argv.includes("--image-input-only")
+            ? mainImageInputOnly
+            : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -67,10 +67,16 @@ const envSchema = z
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
+    // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
+    ENHANCE_PRECISION: optionalText.pipe(z.enum(["int8", "fp32"]).optional()),
     ENHANCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
 
     UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
     UPSTASH_REDIS_REST_TOKEN: optionalText,
+    // Your own Redis 6.2+ over TCP (TLS with rediss://): the same Redis backend as Upstash, another transport.
+    REDIS_URL: optionalText.pipe(
+      z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
+    ),
     BLOB_READ_WRITE_TOKEN: optionalText,
     VERCEL: optionalText,
     VERCEL_URL: optionalText,
@@ -80,6 +86,8 @@ const envSchema = z
     // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
     JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    // On SIGTERM, how long in-flight requests and jobs may take to finish before the process exits anyway.
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
     WEBHOOK_ALLOW_HOSTS: optionalText.pipe(
       z
@@ -128,6 +136,14 @@ const envSchema = z
         message: "set both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
       });
     }
+    // One Redis backend, one transport: two would split quotas between two databases.
+    if (env.REDIS_URL && (env.UPSTASH_REDIS_REST_URL || env.UPSTASH_REDIS_REST_TOKEN)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["REDIS_URL"],
+        message: "set REDIS_URL or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, not both",
+      });
+    }
     // Half a mail setup would silently fall back to showing invitations in the console.
     if (Boolean(env.SMTP_URL) !== Boolean(env.MAIL_FROM)) {
       ctx.addIssue({
@@ -138,11 +154,12 @@ const envSchema = z
     }
     // Instances that share a store must hash keys under the same secret; a per-machine generated pepper would
     // make keys created on one instance unknown to the others.
-    if ((env.UPSTASH_REDIS_REST_URL || env.VERCEL === "1") && !env.KEY_PEPPER) {
+    if ((env.UPSTASH_REDIS_REST_URL || env.REDIS_URL || env.VERCEL === "1") && !env.KEY_PEPPER) {
       ctx.addIssue({
         code: "custom",
         path: ["KEY_PEPPER"],
-        message: "set KEY_PEPPER (32+ random characters, the same on every instance) when using Upstash or Vercel",
+        message:
+          "set KEY_PEPPER (32+ random characters, the same on every instance) when using Redis, Upstash or Vercel",
       });
     }
     // A missing operator model must stop start, not fail every enhancement later.
@@ -183,6 +200,7 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
       ? path.resolve(/*turbopackIgnore: true*/ process.cwd(), env.ENHANCE_MODEL_PATH)
       : undefined,
     device: env.ENHANCE_DEVICE,
+    precision: env.ENHANCE_PRECISION,
     timeoutMs: env.ENHANCE_TIMEOUT_MS,
   };
 }
@@ -319,14 +337,18 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       enhanceQueue: env.ENHANCE_QUEUE,
     },
     enhance: readEnhanceSettings(env),
-    upstash:
-      env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
+    // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
+    // (lib/store/redis-client.ts picks the transport from the URL's scheme).
+    upstash: env.REDIS_URL
+      ? { url: env.REDIS_URL, token: "" }
+      : env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
         ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
     blobToken: env.BLOB_READ_WRITE_TOKEN,
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     jobs: { leaseMs: env.JOB_LEASE_MS },
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     images: {
       retentionDays: env.IMAGE_RETENTION_DAYS,
       minFreeDiskMb: env.MIN_FREE_DISK_MB,

@@ -1,20 +1,26 @@
-// The composition root: everything process-wide (config, the store backend and its repositories, storage, queues,
-// the job runner), built in one place. Routes get it through getServices(), which builds it once per process even
+// The composition root: everything process-wide (config, the store backend and its repositories, storage, engines,
+// the enhancer, queues, the mailer, the job runner), built in one place; no domain logic. Routes get it through getServices(), which builds it once per process even
 // if Next bundles this module twice; server.ts, the CLIs and tests call createServices() themselves.
 
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
+import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
+import { createEngines, type Engines } from "@/lib/engines";
+import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
+import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
-import type { HeldUnit } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
+import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
 import { announceJob } from "@/lib/jobs/webhook";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
+import type { HeldUnit } from "@/lib/quota/types";
 import { toApiError } from "@/lib/schemas/api-error";
 import { processSingleton } from "@/lib/singleton";
+import { createDiskChecker, type DiskChecker } from "@/lib/status-disk";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
@@ -34,6 +40,16 @@ export type Services = Repositories & {
   /** The store backend the repositories below belong to (SQLite or Redis). */
   backend: Backend;
   storage: ImageStorage;
+  /** Every model's engine, built on first use. */
+  engines: Engines;
+  /** The enhance engine registry; its worker pool starts on first use. */
+  enhancer: Enhancer;
+  /** The invitation mailer; null when SMTP_URL and MAIL_FROM are not set. */
+  mailer: Mailer | null;
+  /** This process's image retention sweeps, for the console. */
+  sweepStats: SweepStats;
+  /** Free space on DATA_DIR, cached briefly, for /api/status. */
+  checkDisk: DiskChecker;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -42,6 +58,8 @@ export type Services = Repositories & {
   queues: { generate: WorkQueue; enhance: WorkQueue };
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
+  /** One reader of the job store for every open event stream on this instance. */
+  jobWatch: JobWatcher;
   runner: JobRunner;
 };
 
@@ -64,7 +82,7 @@ export function openStorage(config: Config): ImageStorage {
  */
 export function createServices(
   config: Config,
-  overrides: Partial<Pick<Services, "backend" | "storage">> = {},
+  overrides: Partial<Pick<Services, "backend" | "storage" | "engines" | "enhancer">> = {},
 ): Services {
   const backend = overrides.backend ?? openBackend(config);
   const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend;
@@ -76,6 +94,11 @@ export function createServices(
     statusGuard:
       backend.kind === "upstash" ? createUpstashGuard((backend as RedisBackend).client) : createMemoryWindow(),
     storage: overrides.storage ?? openStorage(config),
+    engines: overrides.engines ?? createEngines(config.generation),
+    enhancer: overrides.enhancer ?? createEnhancer(config),
+    mailer: config.mail ? createMailer(config.mail) : null,
+    sweepStats: createSweepStats(),
+    checkDisk: createDiskChecker(),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper,
     buckets: bucketsOf(config.limits),
@@ -84,6 +107,7 @@ export function createServices(
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
+    jobWatch: createJobWatcher(repositories.jobs),
     runner: createJobRunner(config, { ...repositories, pepper }),
   };
 }

@@ -2,7 +2,6 @@
 // fails both. Cached briefly, because status is polled often and the answer changes slowly.
 import fs from "node:fs/promises";
 import path from "node:path";
-import { processSingleton } from "@/lib/singleton";
 
 const CACHE_MS = 5_000;
 const MB = 1024 * 1024;
@@ -10,7 +9,6 @@ const MB = 1024 * 1024;
 export type DiskCheck = { freeMb: number; minFreeMb: number; low: boolean };
 
 type Cached = { at: number; key: string; result: Promise<DiskCheck | null> };
-const cache = processSingleton<{ last?: Cached }>("status-disk", () => ({}));
 
 /** Free space for unprivileged writers on the disk holding `dir` (or its nearest existing parent); null if unknown. */
 export async function readFreeMb(dir: string): Promise<number | null> {
@@ -24,8 +22,18 @@ export async function readFreeMb(dir: string): Promise<number | null> {
   }
 }
 
-/** Whether free space on `dir` is below `minFreeMb`; null when the check is off (0) or the space is unknown. */
-export function checkDisk(dir: string, minFreeMb: number, now = Date.now()): Promise<DiskCheck | null> {
+export type DiskChecker = (dir: string, minFreeMb: number, now?: number) => Promise<DiskCheck | null>;
+
+/**
+ * Whether free space on `dir` is below `minFreeMb`; null when the check is off (0) or the space is unknown. The
+ * composition root holds one checker, whose answers are cached for a few seconds.
+ */
+export function createDiskChecker(): DiskChecker {
+  const cache: { last?: Cached } = {};
+  return (dir, minFreeMb, now = Date.now()) => checkDisk(cache, dir, minFreeMb, now);
+}
+
+function checkDisk(cache: { last?: Cached }, dir: string, minFreeMb: number, now: number) {
   if (minFreeMb <= 0) return Promise.resolve(null);
   const key = `${dir}\0${minFreeMb}`;
   const last = cache.last;

@@ -1,10 +1,11 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
+
+import type { Plan } from "@/lib/auth/types";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
-import { describeEngines, describeGpuPools } from "@/lib/engines";
-import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
-import type { Plan } from "@/lib/quota/policies";
+import type { Engines } from "@/lib/engines";
+import type { Enhancer } from "@/lib/enhance/engine-registry";
 import type { Usage } from "@/lib/quota/types";
 import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 import type { DiskCheck } from "@/lib/status-disk";
@@ -31,16 +32,19 @@ export type StatusInput = {
   /** Free space on DATA_DIR, when checked. */
   disk?: DiskCheck | null;
   config: Config;
+  engines: Pick<Engines, "describe" | "describeGpuPools">;
+  enhancer: Pick<Enhancer, "describe">;
 };
 
-export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, disk, config }: StatusInput): StatusResponse {
-  const engines = describeEngines();
+export function buildStatus(input: StatusInput): StatusResponse {
+  const { plan, usage, enhanceUsage, storeHealthy, disk, config } = input;
+  const engines = input.engines.describe();
   const reasons: string[] = [];
   if (!storeHealthy) reasons.push("The quota store cannot be reached.");
   // A provider whose last calls all failed degrades the service as much as a store outage does.
   const failing = engines.flatMap((m) => m.routes.filter((r) => r.failing).map((r) => `${m.name} (${r.route})`));
   if (failing.length > 0) reasons.push(`Provider routes failing: ${failing.join(", ")}.`);
-  const pools = describeGpuPools();
+  const pools = input.engines.describeGpuPools();
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
   if (disk?.low) {
@@ -70,6 +74,6 @@ export function buildStatus({ plan, usage, enhanceUsage, storeHealthy, disk, con
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_engine: describeEnhanceEngine(config),
+    enhance_engine: input.enhancer.describe(),
   };
 }

@@ -14,7 +14,7 @@ export const CONSOLE_USAGE = `  approve <waitlist id>                   approve 
 
 export type CliDeps = Pick<
   Services,
-  "config" | "keys" | "waitlist" | "audit" | "quota" | "usage" | "pepper" | "buckets"
+  "config" | "keys" | "waitlist" | "audit" | "quota" | "usage" | "pepper" | "buckets" | "mailer"
 >;
 
 /** Runs a console command; null when `command` is not one of them. */

@@ -1,5 +1,7 @@
 // Keys and callers: the key record, the repository the store backends implement, and who a request is from.
-import type { Plan } from "@/lib/quota/policies";
+
+/** Free callers are counted per address; Pro callers by their key. */
+export type Plan = "free" | "pro";
 
 export type KeyRecord = {
   id: string;

@@ -27,6 +27,7 @@ export const GUIDES: readonly Guide[] = [
   { slug: "image-library", title: "Image library", covers: "image records, retention, deletes on Vercel Blob" },
   { slug: "production-backends", title: "Production backends", covers: "Redis and Vercel Blob instead of DATA_DIR" },
   { slug: "self-hosting", title: "Self-hosted", covers: "one machine, or several instances behind a load balancer" },
+  { slug: "docker", title: "Docker and compose", covers: "the image, compose.yaml with Redis, replicas, draining" },
   { slug: "vercel", title: "Vercel", covers: "deploying on Vercel" },
   { slug: "console", title: "Operators' console", covers: "the console, its API and the operator commands" },
   { slug: "metrics-and-tracing", title: "Metrics and tracing", covers: "Prometheus metrics, traces, readiness" },

@@ -3,7 +3,6 @@
 import nodemailer from "nodemailer";
 import type { Config } from "@/lib/config";
 import { describeError, log } from "@/lib/log";
-import { processSingleton } from "@/lib/singleton";
 
 export type Invitation = { to: string; subject: string; text: string };
 
@@ -33,18 +32,28 @@ Keep the key secret: it is shown only this once and stored only as a hash. If it
 
 type Mail = NonNullable<Config["mail"]>;
 
-/** Sends an invitation; false (logged, never thrown) when the server refused it or could not be reached. */
-export async function sendInvitation(mail: Mail, invitation: Invitation): Promise<{ sent: boolean; error?: string }> {
-  // One transport per process: the configuration is read once at start.
-  const transport = processSingleton("mailer", () =>
-    nodemailer.createTransport({
-      url: mail.smtpUrl,
-      // An approval waits for the send; a server that does not answer must not hold it for minutes.
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    }),
-  );
+export type Mailer = {
+  /** Sends an invitation; false (logged, never thrown) when the server refused it or could not be reached. */
+  send(invitation: Invitation): Promise<{ sent: boolean; error?: string }>;
+};
+
+/** The process's mail transport (the composition root holds one); it connects on the first send. */
+export function createMailer(mail: Mail): Mailer {
+  const transport = nodemailer.createTransport({
+    url: mail.smtpUrl,
+    // An approval waits for the send; a server that does not answer must not hold it for minutes.
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
+  return { send: (invitation) => sendInvitation(transport, mail, invitation) };
+}
+
+async function sendInvitation(
+  transport: ReturnType<typeof nodemailer.createTransport>,
+  mail: Mail,
+  invitation: Invitation,
+): Promise<{ sent: boolean; error?: string }> {
   try {
     await transport.sendMail({
       from: mail.from,

@@ -91,7 +91,7 @@ export async function createConsoleKey(
     dailyLimit: input.dailyLimit,
   });
   await audit(deps.audit, actor, "key_create", record.id, record.email ? `for ${record.email}` : null);
-  return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
+  return { key, record, ...(await deliverKey(deps, key, record, appUrl)) };
 }
 
 /** Revokes a key (taking effect on its next request); revoking again keeps the first time and logs nothing. */

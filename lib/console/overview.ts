@@ -1,11 +1,11 @@
 // What the console's overview shows beside the usage charts: each provider route's recent health and latency, the
 // work queues now, and today's use of the Free plan's global caps. Route health and queues are this instance's.
 import type { Config } from "@/lib/config";
-import { describeEngines } from "@/lib/engines";
+import type { Engines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
 import type { ImageStore } from "@/lib/images/store";
-import { getImageSweepStats, type SweepStats } from "@/lib/images/sweep";
+import type { SweepStats } from "@/lib/images/sweep";
 import type { Buckets } from "@/lib/quota/policies";
 import type { QuotaCounters } from "@/lib/quota/types";
 import type { WorkQueue } from "@/lib/work/queue";
@@ -27,6 +27,8 @@ export type Overview = {
 };
 
 type Deps = {
+  sweepStats: SweepStats;
+  engines: Pick<Engines, "describe">;
   quota: QuotaCounters;
   backend: { readonly kind: "sqlite" | "upstash" };
   buckets: Buckets;
@@ -38,7 +40,7 @@ type Deps = {
 export async function consoleOverview(deps: Deps): Promise<Overview> {
   const routes = new Map<string, string[]>();
   const previewModels: string[] = [];
-  for (const model of describeEngines()) {
+  for (const model of deps.engines.describe()) {
     if (!model.configured) previewModels.push(model.name);
     for (const { route } of model.routes) {
       if (route === PREVIEW_ROUTE) continue;
@@ -70,6 +72,6 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     free_caps: { generate: generateCap, enhance: enhanceCap },
     store: deps.backend.kind,
     preview_models: previewModels,
-    images: { stored, retention_days: deps.config.images.retentionDays, sweeps: getImageSweepStats() },
+    images: { stored, retention_days: deps.config.images.retentionDays, sweeps: { ...deps.sweepStats } },
   };
 }

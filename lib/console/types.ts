@@ -1,5 +1,6 @@
 // The waitlist and the audit log: their records and the repositories the store backends implement.
 import type { KeyRecord } from "@/lib/auth/types";
+import type { AUDIT_ACTIONS, WAITLIST_STATUSES } from "@/lib/schemas/admin";
 
 export type WaitlistEntry = {
   email: string;
@@ -7,7 +8,6 @@ export type WaitlistEntry = {
   createdAt: string;
 };
 
-export const WAITLIST_STATUSES = ["pending", "invited", "declined"] as const;
 export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
 
 export type WaitlistRecord = {
@@ -34,16 +34,6 @@ export type WaitlistDecision = {
 /** "conflict": the entry exists but is not in a status it may move from. */
 export type DecisionOutcome = "ok" | "missing" | "conflict";
 
-export const AUDIT_ACTIONS = [
-  "sign_in",
-  "sign_out",
-  "approve",
-  "decline",
-  "key_create",
-  "key_revoke",
-  "limit_change",
-  "images_delete",
-] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = {

@@ -6,7 +6,7 @@ import type { Config } from "@/lib/config";
 import type { AuditLog, WaitlistRecord, WaitlistRepository, WaitlistStatus } from "@/lib/console/types";
 import { Conflict, NotFound } from "@/lib/errors";
 import { type Actor, audit } from "./actor";
-import { buildInvitation, type Invitation, sendInvitation } from "./invitation";
+import { buildInvitation, type Invitation, type Mailer } from "./invitation";
 
 export type ConsoleDeps = {
   keys: KeyRepository;
@@ -14,6 +14,8 @@ export type ConsoleDeps = {
   audit: AuditLog;
   pepper: string;
   config: Config;
+  /** null when SMTP_URL and MAIL_FROM are not set. */
+  mailer: Mailer | null;
 };
 
 export type WaitlistQuery = {
@@ -53,16 +55,16 @@ export type IssuedKey = {
 
 /** Emails the invitation when mail is configured; the message is returned either way. */
 export async function deliverKey(
-  config: Config,
+  deps: Pick<ConsoleDeps, "config" | "mailer">,
   key: string,
   record: KeyRecord,
   appUrl: string,
 ): Promise<Omit<IssuedKey, "key" | "record">> {
-  const dailyLimit = record.dailyLimit ?? config.limits.proRequestsPerDay;
+  const dailyLimit = record.dailyLimit ?? deps.config.limits.proRequestsPerDay;
   if (!record.email) return { dailyLimit, emailed: false, invitation: null };
   const invitation = buildInvitation({ to: record.email, key, dailyLimit, appUrl });
-  if (!config.mail) return { dailyLimit, emailed: false, invitation };
-  const sent = await sendInvitation(config.mail, invitation);
+  if (!deps.mailer) return { dailyLimit, emailed: false, invitation };
+  const sent = await deps.mailer.send(invitation);
   return { dailyLimit, emailed: sent.sent, invitation, ...(sent.error && { emailError: sent.error }) };
 }
 
@@ -79,7 +81,7 @@ export async function approveEntry(deps: ConsoleDeps, id: string, actor: Actor, 
   if (outcome === "missing") throw new NotFound("No waitlist entry with that id.");
   if (outcome === "conflict") throw new Conflict("This entry was already approved.");
   await audit(deps.audit, actor, "approve", id, `key ${record.id}`);
-  return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
+  return { key, record, ...(await deliverKey(deps, key, record, appUrl)) };
 }
 
 export async function declineEntry(deps: ConsoleDeps, id: string, actor: Actor): Promise<WaitlistRecord> {

@@ -13,7 +13,7 @@ import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
-import { engineFor, sizingFor } from "./index";
+import type { Engines } from "./index";
 import { nearestRatio, sizeForImage } from "./sizing";
 import type { GenerateJob, ImageEngine, WorkProgress } from "./types";
 
@@ -40,6 +40,7 @@ export type PreparedEdit = {
 };
 
 export type GenerateDeps = RecordDeps & {
+  engines: Pick<Engines, "engineFor">;
   requestId: string;
   /** Aborts when the caller goes away or cancels. */
   signal: AbortSignal;
@@ -82,13 +83,14 @@ export async function prepareEdit(
   upload: { image: Buffer; mask?: Buffer; strength: number; sourceImageId?: string },
   request: { model: ModelName; ratio?: Ratio },
   maxPixels: number,
+  engines: Pick<Engines, "sizingFor">,
 ): Promise<PreparedEdit> {
   const probe = await probeEditImage(upload.image, maxPixels);
   const model = MODELS[request.model];
   const square = model.sizes["1:1"];
   const size: ImageSize = request.ratio
     ? model.sizes[request.ratio]
-    : sizeForImage(sizingFor(request.model, inputNeeded(upload)), probe, square.width * square.height);
+    : sizeForImage(engines.sizingFor(request.model, inputNeeded(upload)), probe, square.width * square.height);
   const { rgb, png } = await decodeEditImage(upload.image, size, maxPixels);
   const mask = upload.mask ? await decodeMask(upload.mask, size, maxPixels) : undefined;
   return {
@@ -109,7 +111,7 @@ export function seedsFor(seed: number | undefined, n: number): (number | undefin
 export async function generateImages(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedBatch> {
   const edit = input.edit;
   const size = edit ? { width: edit.input.width, height: edit.input.height } : MODELS[input.model].sizes[input.ratio];
-  const engine = engineFor(input.model);
+  const engine = deps.engines.engineFor(input.model);
   let started: Promise<void> | undefined;
   // Once per request, whichever image leaves the queue first.
   const onStart = () => (started ??= Promise.resolve(deps.onStart?.()));

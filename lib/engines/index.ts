@@ -1,29 +1,44 @@
-// Which engine serves each model: the fallback chain configured by MODEL_* (or its default), built once per process.
+// Which engine serves each model: the fallback chain configured by MODEL_* (or its default). The composition root
+// (lib/services.ts) holds one Engines per process.
 import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
 import type { InputKind } from "@/lib/catalog/route-inputs";
-import { type Config, getConfig } from "@/lib/config";
-import { processSingleton } from "@/lib/singleton";
 import { assertModelTakes, type CapabilityEnv, inputsOf, variantFor } from "./capabilities";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
 import { createLocalCall, describeLocalPools, type PoolDescription } from "./local";
+import type { LocalSettings } from "./local/settings";
 import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
-import { isLocalKind, PREVIEW_ROUTE, type Route } from "./routes";
+import { isLocalKind, PREVIEW_ROUTE, type ProviderRouteEnv, type Route } from "./routes";
 import { type Sizing, sizingOf } from "./sizing";
 import type { ImageEngine } from "./types";
 
-export function buildEngine(model: ModelName, config: Config): ImageEngine {
-  const routes = config.generation.chains[model];
+/** The generation part of the configuration (lib/config.ts): every model's chain and what its routes need. */
+export type GenerationSettings = {
+  timeoutMs: number;
+  chains: Record<ModelName, Route[]>;
+  providers: ProviderRouteEnv;
+  local: LocalSettings;
+  /** The operator's MODEL_*_IMAGE / MODEL_*_MASK edit models. */
+  editOverrides?: CapabilityEnv["overrides"];
+};
+
+export function capabilitiesOf(generation: GenerationSettings): CapabilityEnv {
+  const { baseUrls, local } = generation.providers;
+  return { baseUrls, local, overrides: generation.editOverrides };
+}
+
+export function buildEngine(model: ModelName, { generation }: { generation: GenerationSettings }): ImageEngine {
+  const routes = generation.chains[model];
   if (routes.length === 1 && routes[0].provider === PREVIEW_ROUTE) return previewEngine;
-  const { credentials, baseUrls } = config.generation.providers;
+  const { credentials, baseUrls } = generation.providers;
   return createChainEngine(model, routes, {
-    timeoutMs: config.generation.timeoutMs,
-    capabilities: capabilitiesOf(config),
+    timeoutMs: generation.timeoutMs,
+    capabilities: capabilitiesOf(generation),
     callFor: (route) => {
       if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
-      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, config.generation.local);
+      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, generation.local);
       // Config has already refused a route without credentials.
       return createProviderCall(route.provider, route.modelId, {
         apiKey: credentials[route.provider] ?? "",
@@ -31,38 +46,6 @@ export function buildEngine(model: ModelName, config: Config): ImageEngine {
       });
     },
   });
-}
-
-export function capabilitiesOf(config: Config): CapabilityEnv {
-  const { baseUrls, local } = config.generation.providers;
-  return { baseUrls, local, overrides: config.generation.editOverrides };
-}
-
-/** Refuses (UnsupportedInput) a request no configured route of the model can take; before any quota is taken. */
-export function assertEngineTakes(model: ModelName, need: InputKind): void {
-  const config = getConfig();
-  assertModelTakes(model, need, config.generation.chains, capabilitiesOf(config));
-}
-
-/** How the route that would serve `need` for the model sizes its output: the first route of the chain that takes it. */
-export function sizingFor(model: ModelName, need: InputKind): Sizing {
-  const config = getConfig();
-  const capabilities = capabilitiesOf(config);
-  for (const route of config.generation.chains[model]) {
-    const variant = variantFor(model, route, need, capabilities);
-    if (variant) return sizingOf(variant);
-  }
-  return sizingOf(config.generation.chains[model][0]);
-}
-
-export function engineFor(model: ModelName): ImageEngine {
-  const engines = processSingleton("engines", () => new Map<ModelName, ImageEngine>());
-  let engine = engines.get(model);
-  if (!engine) {
-    engine = buildEngine(model, getConfig());
-    engines.set(model, engine);
-  }
-  return engine;
 }
 
 export type EngineDescription = {
@@ -78,10 +61,42 @@ export type EngineDescription = {
   inputs: InputKind[];
 };
 
-export function describeEngines(): EngineDescription[] {
-  const config = getConfig();
-  const capabilities = capabilitiesOf(config);
-  return MODEL_NAMES.map((name) => describeChain(name, config.generation.chains[name], capabilities));
+export type Engines = {
+  /** The model's engine, built on first use. */
+  engineFor(model: ModelName): ImageEngine;
+  /** Refuses (UnsupportedInput) a request no configured route of the model can take; before any quota is taken. */
+  assertTakes(model: ModelName, need: InputKind): void;
+  /** How the first route of the model's chain that takes `need` sizes its output. */
+  sizingFor(model: ModelName, need: InputKind): Sizing;
+  /** Every model's chain with its routes' recent health, for /api/status and the console. */
+  describe(): EngineDescription[];
+  /** The local GPU pools and their servers' health, without their URLs. */
+  describeGpuPools(): PoolDescription[];
+};
+
+export function createEngines(generation: GenerationSettings): Engines {
+  const engines = new Map<ModelName, ImageEngine>();
+  const capabilities = capabilitiesOf(generation);
+  return {
+    engineFor(model) {
+      let engine = engines.get(model);
+      if (!engine) {
+        engine = buildEngine(model, { generation });
+        engines.set(model, engine);
+      }
+      return engine;
+    },
+    assertTakes: (model, need) => assertModelTakes(model, need, generation.chains, capabilities),
+    sizingFor(model, need) {
+      for (const route of generation.chains[model]) {
+        const variant = variantFor(model, route, need, capabilities);
+        if (variant) return sizingOf(variant);
+      }
+      return sizingOf(generation.chains[model][0]);
+    },
+    describe: () => MODEL_NAMES.map((name) => describeChain(name, generation.chains[name], capabilities)),
+    describeGpuPools: () => describeLocalPools(generation.local),
+  };
 }
 
 function describeChain(name: ModelName, routes: Route[], capabilities: CapabilityEnv): EngineDescription {
@@ -94,9 +109,4 @@ function describeChain(name: ModelName, routes: Route[], capabilities: Capabilit
     routes: routes.map((r) => ({ route: r.id, failing: isRouteFailing(r.id) })),
     inputs: inputsOf(name, routes, capabilities),
   };
-}
-
-/** The local GPU pools and their servers' health, without their URLs. */
-export function describeGpuPools(): PoolDescription[] {
-  return describeLocalPools(getConfig().generation.local);
 }

@@ -3,11 +3,11 @@ import path from "node:path";
 import type { Config } from "@/lib/config";
 import { EnhanceFailed, WorkAborted } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import { processSingleton } from "@/lib/singleton";
 import { WorkerPool, WorkerStartError } from "./neural/pool";
 import type { SrWorkerData } from "./neural/protocol";
 import { createUpscaler } from "./neural/upscale";
 import { createNeuralEngine } from "./neural-engine";
+import { choosePrecision, int8WeightBits } from "./precision";
 import { sharpEngine } from "./sharp-engine";
 import type { EnhanceEngine, EnhanceJob, EnhanceOutput } from "./types";
 
@@ -85,31 +85,41 @@ export function createConfiguredRegistry(config: Config): EngineRegistry {
     size: config.enhance.workers,
     workerData,
   });
-  const neural = createNeuralEngine({ upscaler: createUpscaler(pool), modelPath: config.enhance.modelPath });
+  const bits = int8WeightBits();
+  const neural = createNeuralEngine({
+    upscaler: createUpscaler(pool),
+    modelPath: config.enhance.modelPath,
+    precisionOf: (pkg, scale) => choosePrecision(pkg, scale, bits, config.enhance.precision),
+  });
   return createEngineRegistry({ pool, neural, timeoutMs: config.enhance.timeoutMs });
 }
 
-function getRegistry(config: Config): EngineRegistry {
-  return processSingleton("enhance-engine", () => createConfiguredRegistry(config));
-}
-
-/**
- * Enhances with the neural engine; only a runtime that cannot start at all switches the process to sharp.
- * While the pool waits to restart a worker that failed to start, jobs are refused with QueueFull (503 busy).
- */
-export function runEnhanceEngine(config: Config, job: EnhanceJob): Promise<EnhanceOutput> {
-  return getRegistry(config).run(job);
-}
-
-/** What /api/status shows: the engine in use, its models, and why sharp is used if it is. */
-export function describeEnhanceEngine(config: Config) {
-  const reg = getRegistry(config);
-  const operator = config.enhance.modelPath ? path.basename(config.enhance.modelPath) : undefined;
+/** The process's enhancer (the composition root holds one); its registry and worker pool start on first use. */
+export function createEnhancer(config: Config) {
+  let registry: EngineRegistry | undefined;
+  const get = () => {
+    registry ??= createConfiguredRegistry(config);
+    return registry;
+  };
   return {
-    engine: reg.fallback ? ("sharp" as const) : ("onnx" as const),
-    ai: !reg.fallback,
-    models: { fast: operator ?? "esrgan-slim", quality: operator ?? "esrgan-medium" },
-    workers: reg.pool.size,
-    ...(reg.fallback && { fallback_reason: "the neural runtime could not start; see the server log" }),
+    /**
+     * Enhances with the neural engine; only a runtime that cannot start at all switches the process to sharp.
+     * While the pool waits to restart a worker that failed to start, jobs are refused with QueueFull (503 busy).
+     */
+    run: (job: EnhanceJob): Promise<EnhanceOutput> => get().run(job),
+    /** What /api/status shows: the engine in use, its models, and why sharp is used if it is. */
+    describe() {
+      const reg = get();
+      const operator = config.enhance.modelPath ? path.basename(config.enhance.modelPath) : undefined;
+      return {
+        engine: reg.fallback ? ("sharp" as const) : ("onnx" as const),
+        ai: !reg.fallback,
+        models: { fast: operator ?? "esrgan-slim", quality: operator ?? "esrgan-medium" },
+        workers: reg.pool.size,
+        ...(reg.fallback && { fallback_reason: "the neural runtime could not start; see the server log" }),
+      };
+    },
   };
 }
+
+export type Enhancer = ReturnType<typeof createEnhancer>;

@@ -9,7 +9,7 @@ import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
 import { decodeImage, probeImage } from "./decode";
-import { runEnhanceEngine } from "./engine-registry";
+import type { Enhancer } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
 import type { ModelChoice } from "./types";
 
@@ -30,6 +30,7 @@ export type EnhanceDeps = RecordDeps & {
   queue: WorkQueue;
   origin: string;
   config: Config;
+  enhancer: Pick<Enhancer, "run">;
   /** Called once the job leaves the queue and starts: from then on the cost is being spent. May refuse (throw). */
   onStart?: () => void | Promise<void>;
   /** Hears the place in line while the job waits (1 = next). */
@@ -61,7 +62,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
       const image = await decodeImage(input.bytes, maxPixels);
       deps.onProgress?.({ fraction: null, stage: "enhancing" });
       try {
-        const out = await enhanceRaw((job) => runEnhanceEngine(deps.config, job), image, {
+        const out = await enhanceRaw(deps.enhancer.run, image, {
           strength: input.strength,
           scale: input.scale,
           model: input.model,

@@ -1,8 +1,9 @@
 // Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
 import sharp from "sharp";
-import type { ModelRef } from "./neural/protocol";
+import type { EnhancePackage } from "../catalog/enhance-modes";
+import type { ModelRef, Precision } from "./neural/protocol";
 import type { Upscaler } from "./neural/upscale";
-import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
+import { type EnhanceEngine, type ModelChoice, type RawImage, timed } from "./types";
 
 /**
  * The strength mapping (docs/enhancement.md): with L = lanczos3(input → target) and
@@ -23,14 +24,23 @@ const PACKAGES = { fast: "esrgan-slim", quality: "esrgan-medium" } as const;
 
 export type NeuralEngineOptions = {
   upscaler: Upscaler;
-  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves both fast and quality. */
+  /** ENHANCE_MODEL_PATH: an operator ONNX model that serves both fast and quality (run as it is: fp32 or its own int8). */
   modelPath?: string;
+  /** The precision of each packaged model (precision.ts); fp32 when not given. */
+  precisionOf?: (pkg: EnhancePackage, scale: 2 | 4) => Precision;
 };
 
 /** The packaged models come in 2× and 4×: the smallest one that reaches the target, then lanczos3 to the exact size. */
-export function chooseModel(choice: ModelChoice, effectiveScale: number, modelPath?: string): ModelRef {
+export function chooseModel(
+  choice: ModelChoice,
+  effectiveScale: number,
+  modelPath?: string,
+  precisionOf: NeuralEngineOptions["precisionOf"] = () => "fp32",
+): ModelRef {
   if (modelPath) return { kind: "file", path: modelPath };
-  return { kind: "package", pkg: PACKAGES[choice], scale: effectiveScale <= 2 ? 2 : 4 };
+  const pkg = PACKAGES[choice];
+  const scale = effectiveScale <= 2 ? 2 : 4;
+  return { kind: "package", pkg, scale, precision: precisionOf(pkg, scale) };
 }
 
 /**
@@ -55,7 +65,7 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
     id: "onnx",
     ai: true,
     async enhance(job) {
-      const { width, height, signal } = job;
+      const { width, height, signal, profile } = job;
       if (job.strength <= 0) return { ...(await resizeLanczos(job.image, width, height)), engine: "lanczos3" };
       // One group per job: the pool serves jobs' tiles in turn, so a big image does not hold back small ones.
       const group = Symbol("enhance job");
@@ -67,21 +77,28 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
         detail = await sharpenTo(job.image, width, height);
         engine = "lanczos3+sharpen";
       } else {
-        const model = chooseModel(job.model, effective, opts.modelPath);
+        const model = chooseModel(job.model, effective, opts.modelPath, opts.precisionOf);
         const info = await opts.upscaler.describe(model);
         const reduced = planNetworkInput(job.image, job, info.scale);
-        const input = reduced ? await resizeLanczos(job.image, reduced.width, reduced.height) : job.image;
+        const input = reduced
+          ? await timed(profile, "prescale", () => resizeLanczos(job.image, reduced.width, reduced.height))
+          : job.image;
         signal.throwIfAborted();
         const onTaskDone = (done: number, total: number) =>
           job.onProgress?.({ fraction: done / total, stage: `enhancing: tile ${done} of ${total}` });
-        const sr = await opts.upscaler.upscale(model, input, { signal, group, onTaskDone });
-        detail = await sharpenTo(sr, width, height);
+        const sr = await timed(profile, "tiles on the workers (wall)", () =>
+          opts.upscaler.upscale(model, input, { signal, group, onTaskDone, profile }),
+        );
+        detail = await timed(profile, "resize + sharpen of the network output", () => sharpenTo(sr, width, height));
         engine = `onnx:${info.label}`;
       }
       // The base is made last, so it is not held in memory while the network runs.
-      const base = await resizeLanczos(job.image, width, height);
+      const base = await timed(profile, "lanczos3 base", () => resizeLanczos(job.image, width, height));
       signal.throwIfAborted();
-      return { ...base, data: await opts.upscaler.blend(base, detail, job.strength, { signal, group }), engine };
+      const data = await timed(profile, "strength blend (workers, wall)", () =>
+        opts.upscaler.blend(base, detail, job.strength, { signal, group }),
+      );
+      return { ...base, data, engine };
     },
   };
 }

@@ -20,9 +20,28 @@ export type EnhanceJob = {
   strength: number;
   model: ModelChoice;
   signal: AbortSignal;
+  /** Collects where the time goes, for the bench's profile. */
+  profile?: Profile;
   /** Hears the network's progress: tiles done of all tiles. */
   onProgress?: (progress: { fraction: number | null; stage: string }) => void;
 };
+
+/** Where an enhancement's time goes: stage → ms (a few entries are other units, named so). */
+export type Profile = Map<string, number>;
+
+export function addTime(profile: Profile | undefined, stage: string, ms: number) {
+  profile?.set(stage, (profile.get(stage) ?? 0) + ms);
+}
+
+/** Runs `fn`, adding its wall time to `stage`. */
+export async function timed<T>(profile: Profile | undefined, stage: string, fn: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await fn();
+  } finally {
+    addTime(profile, stage, performance.now() - t);
+  }
+}
 
 /** The result plus the label of what actually produced it (the response's `engine`). */
 export type EnhanceOutput = RawImage & { engine: string };

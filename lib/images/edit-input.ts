@@ -2,8 +2,8 @@
 // 255 = change, 0 = keep, grey partial) that each engine then converts to its own convention.
 import sharp from "sharp";
 import type { ImageSize } from "@/lib/catalog/models";
-import { probeImage } from "@/lib/enhance/decode";
 import { ImageTooLarge, InvalidImage, InvalidMask } from "@/lib/errors";
+import { probeImage } from "./probe";
 
 export type CanonicalMask = { data: Buffer; width: number; height: number };
 

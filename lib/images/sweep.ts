@@ -2,7 +2,6 @@
 // several instances at once: records are claimed atomically before their files are touched, so each image is
 // deleted by one sweeper, and only due records are ever claimed, so nothing goes early. Each run is bounded.
 import { describeError, log } from "@/lib/log";
-import { processSingleton } from "@/lib/singleton";
 import { dueAt, type LibraryDeps, newLease, removeClaimed } from "./library";
 
 export type SweepOptions = {
@@ -48,21 +47,16 @@ export type SweepStats = {
   lastError: string | null;
 };
 
-const stats = processSingleton<SweepStats>("image-sweep-stats", () => ({
-  runs: 0,
-  totalRemoved: 0,
-  totalFailed: 0,
-  lastRunAt: null,
-  lastRemoved: 0,
-  lastError: null,
-}));
-
-/** A copy of this process's sweep figures (each instance counts its own). */
-export function getImageSweepStats(): SweepStats {
-  return { ...stats };
+/** Where a process counts its sweeps (the composition root holds one; each instance counts its own). */
+export function createSweepStats(): SweepStats {
+  return { runs: 0, totalRemoved: 0, totalFailed: 0, lastRunAt: null, lastRemoved: 0, lastError: null };
 }
 
-export async function sweepImages(deps: LibraryDeps, opts: SweepOptions = {}): Promise<SweepResult> {
+export async function sweepImages(
+  deps: LibraryDeps & { sweepStats?: SweepStats },
+  opts: SweepOptions = {},
+): Promise<SweepResult> {
+  const stats = deps.sweepStats ?? createSweepStats();
   const batch = opts.batch ?? 500;
   const maxPerRun = opts.maxPerRun ?? 5000;
   const maxRunMs = opts.maxRunMs ?? 300_000;

@@ -1,11 +1,9 @@
 // A job's life as server-sent events: the current state first, a `progress` event on each change, then exactly
-// one terminal event, and the stream closes. It reads the shared store, so it works on any instance.
-
-import type { JobStore } from "@/lib/jobs/store";
-import { describeError, log } from "@/lib/log";
+// one terminal event, and the stream closes. The instance's job watcher (watch.ts) reads the shared store once per
+// tick for all of its streams, so it works on any instance and costs the same however many watch.
 import { isFinished, type JobRecord, viewOf } from "./types";
+import type { JobWatcher } from "./watch";
 
-const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
 
 function event(name: string, data: unknown): string {
@@ -21,50 +19,56 @@ function terminalEvent(job: JobRecord): string {
 const progressEvent = (job: JobRecord) => event("progress", { status: job.status, progress: job.progress });
 const stateOf = (job: JobRecord) => JSON.stringify([job.status, job.progress]);
 
-export function jobEvents(jobs: JobStore, first: JobRecord, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function jobEvents(watcher: JobWatcher, first: JobRecord, signal: AbortSignal): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let closed = false;
+  let stop = () => {};
   return new ReadableStream<Uint8Array>({
-    async start(controller) {
+    start(controller) {
+      let closed = false;
+      let last = stateOf(first);
+      let heartbeat: NodeJS.Timeout | undefined;
       const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
+        if (closed) return;
+        controller.enqueue(encoder.encode(text));
+        heartbeat?.refresh();
       };
       const close = () => {
         if (closed) return;
         closed = true;
-        controller.close();
-      };
-      signal.addEventListener("abort", close, { once: true });
-      let job = first;
-      let last = stateOf(job);
-      let lastSent = Date.now();
-      send(progressEvent(job));
-      try {
-        while (!closed && !isFinished(job.status)) {
-          await new Promise((r) => setTimeout(r, POLL_MS));
-          const next = await jobs.get(job.id).catch((err) => {
-            log.warn("job events: read failed", { job_id: job.id, ...describeError(err) });
-            return job;
-          });
-          if (!next) break;
-          job = next;
-          const state = stateOf(job);
-          if (state !== last && !isFinished(job.status)) {
-            send(progressEvent(job));
-            lastSent = Date.now();
-          } else if (Date.now() - lastSent >= HEARTBEAT_MS) {
-            send(": keep-alive\n\n");
-            lastSent = Date.now();
-          }
-          last = state;
+        unwatch();
+        clearInterval(heartbeat);
+        signal.removeEventListener("abort", close);
+        try {
+          controller.close();
+        } catch {
+          // The client cancelled: the stream is closed already.
         }
-        if (isFinished(job.status)) send(terminalEvent(job));
-      } finally {
-        close();
+      };
+      stop = close;
+      const hear = (job: JobRecord | null) => {
+        if (!job) return close();
+        if (isFinished(job.status)) {
+          send(terminalEvent(job));
+          return close();
+        }
+        const state = stateOf(job);
+        if (state !== last) send(progressEvent(job));
+        last = state;
+      };
+      let unwatch = () => {};
+      send(progressEvent(first));
+      if (isFinished(first.status)) {
+        send(terminalEvent(first));
+        return close();
       }
+      heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
+      heartbeat.unref?.();
+      unwatch = watcher.watch(first.id, hear);
+      signal.addEventListener("abort", close, { once: true });
+      if (signal.aborted) close();
     },
     cancel() {
-      closed = true;
+      stop();
     },
   });
 }

@@ -6,7 +6,9 @@ import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
-import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
+import { trackWork } from "@/lib/ops/drain";
+import type { HeldUnit } from "@/lib/quota/types";
+import { ACTIVE_STATUSES, isFinished, type JobKind, type JobRecord } from "./types";
 
 export type JobContext = {
   signal: AbortSignal;
@@ -99,7 +101,7 @@ export class JobRunner {
   async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
     await this.opts.jobs.create(record);
     this.startTimers();
-    return { done: this.run(record, work) };
+    return { done: trackWork(this.run(record, work)) };
   }
 
   /**

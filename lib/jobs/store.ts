@@ -8,6 +8,8 @@ export type JobPatch = Partial<Omit<JobRecord, "id" | "kind" | "owner" | "create
 export interface JobStore {
   create(job: JobRecord): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
+  /** Several jobs in one store call (SQLite `IN`, one Redis script call); missing ids are absent from the map. */
+  getMany(ids: readonly string[]): Promise<Map<string, JobRecord>>;
   /**
    * Applies `patch` atomically, only while the job's status is one of `from`; returns the new record, or null when
    * the job is missing or in another status (someone else moved it first).

@@ -1,4 +1,5 @@
 // Async jobs: the record every instance can read and change, and the progress it reports.
+import type { HeldUnit } from "@/lib/quota/types";
 
 export type JobKind = "generate" | "enhance";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
@@ -18,13 +19,6 @@ export type JobProgress = {
 };
 
 export type JobWebhookState = { attempts: number; last_status: number | null; delivered_at: string | null };
-
-/** A unit of quota the job holds, enough for any instance to give it back. */
-export type HeldUnit = {
-  bucket: { name: string; limit: number; windowMs: number };
-  identity: string;
-  windowStart: number;
-};
 
 export type JobRecord = {
   id: string;

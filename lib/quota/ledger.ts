@@ -3,8 +3,8 @@
 // the rate-limit headers and the 200 body report.
 import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
-import type { HeldUnit } from "@/lib/jobs/types";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
+import type { HeldUnit } from "@/lib/quota/types";
 import { type Bucket, emptyUsage, type QuotaCounters, secondsUntil, type Take, type Usage } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
 

@@ -1,5 +1,5 @@
 // Named rate-limit policies: which buckets each endpoint takes from and reports on, per plan.
-import type { Config } from "@/lib/config";
+import type { Plan } from "@/lib/auth/types";
 import { type Bucket, DAY_MS } from "@/lib/quota/types";
 
 const MINUTE_MS = 60_000;
@@ -8,11 +8,21 @@ export const IPV6_48_FACTOR = 4;
 /** Job reads (records and event streams) use no daily quota; this guard bounds polling per identity. */
 export const JOB_READS_PER_MINUTE = 120;
 
-export type Plan = "free" | "pro";
 /** The endpoints that count on a daily bucket: generate and enhance take from it, status only reads it. */
 export type Endpoint = "generate" | "enhance" | "status";
 
-export function bucketsOf(limits: Config["limits"]) {
+/** The configured limits (LIMITS in lib/config.ts) the buckets are made from. */
+export type Limits = {
+  freeGenerationsPerDay: number;
+  freeEnhancementsPerDay: number;
+  proRequestsPerDay: number;
+  statusCallsPerMinute: number;
+  waitlistSignupsPerDay: number;
+  freeGlobalGenerationsPerDay: number;
+  freeGlobalEnhancementsPerDay: number;
+};
+
+export function bucketsOf(limits: Limits) {
   const day = (name: string, limit: number): Bucket => ({ name, limit, windowMs: DAY_MS });
   return {
     freeGenerations: day("free-gen", limits.freeGenerationsPerDay),

@@ -24,6 +24,13 @@ export type Take = Usage & {
   windowStart: number;
 };
 
+/** A unit of quota a request or a job holds, enough for any instance to give it back. */
+export type HeldUnit = {
+  bucket: { name: string; limit: number; windowMs: number };
+  identity: string;
+  windowStart: number;
+};
+
 /** The atomic counters quotas are kept in (one backend per kind implements it). */
 export interface QuotaCounters {
   /** Atomically take one unit from `bucket` for `id`, unless it is used up. */

@@ -1,8 +1,20 @@
 // The operators' console API and the Pro account endpoints: request bodies and query parameters, every bound
 // explicit. Shared by the routes and the console's forms.
 import { z } from "zod";
-import { WAITLIST_STATUSES } from "@/lib/console/types";
 import { emailSchema } from "./fields";
+
+export const WAITLIST_STATUSES = ["pending", "invited", "declined"] as const;
+
+export const AUDIT_ACTIONS = [
+  "sign_in",
+  "sign_out",
+  "approve",
+  "decline",
+  "key_create",
+  "key_revoke",
+  "limit_change",
+  "images_delete",
+] as const;
 
 export const DAILY_LIMIT_MAX = 1_000_000_000;
 export const dailyLimitSchema = z.int().min(0).max(DAILY_LIMIT_MAX);

@@ -19,7 +19,11 @@ import {
 import { describeError, log } from "@/lib/log";
 import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 
+// A brand under a global symbol, so `instanceof ApiError` holds across copies of this module (see DomainError).
+const API_ERROR = Symbol.for("darkroom.api-error");
+
 export class ApiError extends Error {
+  readonly [API_ERROR] = true;
   readonly code: ErrorCode;
   readonly status: number;
   /** Seconds for Retry-After (429 and 503). */
@@ -33,6 +37,10 @@ export class ApiError extends Error {
     this.status = ERROR_CODES[code].status;
     this.retryAfter = opts.retryAfter;
     this.param = opts.param;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [API_ERROR]?: unknown })[API_ERROR] === true;
   }
 }
 

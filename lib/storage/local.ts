@@ -6,7 +6,6 @@ import path from "node:path";
 import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import { processSingleton } from "@/lib/singleton";
 import { streamFile } from "./file-stream";
 import type { ImageStorage } from "./types";
 
@@ -27,9 +26,9 @@ export const STALE_TEMP_MS = 15 * 60_000;
 
 /**
  * Tells this process's temp files from those of an earlier process that had the same pid (a restarted container).
- * One per process, though server.ts and Next's bundles each load this module.
+ * Per module instance: the one storage of a process (the composition root's) writes and sweeps with the same one.
  */
-const INSTANCE = processSingleton("storage-instance", () => crypto.randomBytes(4).toString("hex"));
+const INSTANCE = crypto.randomBytes(4).toString("hex");
 const HOST = os.hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
 /** <id>.<host>.<pid>.<instance>.tmp */
 const TEMP_PATTERN = /^[a-f0-9]{32}\.([A-Za-z0-9_-]+)\.(\d+)\.([a-f0-9]{8})\.tmp$/;

@@ -29,6 +29,22 @@ export function openSqliteJobStore(conn: SqliteConnection): JobStore {
         ).run(columns(job));
       }),
     get: (id) => run("get", () => parse(db.prepare<[string], JobRow>("SELECT data FROM jobs WHERE id = ?").get(id))),
+    getMany: (ids) =>
+      run("getMany", () => {
+        const found = new Map<string, JobRecord>();
+        // SQLite takes at most 32,766 parameters a statement; a few hundred per chunk keeps each one quick.
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          const rows = db
+            .prepare<string[], JobRow>(`SELECT data FROM jobs WHERE id IN (${chunk.map(() => "?").join(",")})`)
+            .all(...chunk);
+          for (const row of rows) {
+            const job = JSON.parse(row.data) as JobRecord;
+            found.set(job.id, job);
+          }
+        }
+        return found;
+      }),
     transition: (id, from, patch) =>
       run("transition", () =>
         db

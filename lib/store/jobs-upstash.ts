@@ -42,16 +42,24 @@ const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
   }
 };
 
+/** KEYS: the jobs. Each job's [v, data] in one round trip (a script, so any transport that runs scripts can). */
+const READ_JOBS = `
+local out = {}
+for i, key in ipairs(KEYS) do out[i] = redis.call("HMGET", key, "v", "data") end
+return out
+`;
+
 export function openUpstashJobStore(redis: RedisClient): JobStore {
   const writeJob = redis.createScript<number>(WRITE_JOB);
+  const readJobs = redis.createScript<unknown[]>(READ_JOBS);
 
-  const read = async (id: string): Promise<{ job: JobRecord; version: string } | null> => {
-    // With deserialization off the client hands back Redis's own reply: [v, data], nulls when absent.
-    const reply = (await call("read", () => redis.hmget(jobKey(id), "v", "data"))) as unknown;
+  /** With deserialization off the client hands back Redis's own HMGET reply: [v, data], nulls when absent. */
+  const parseReply = (reply: unknown): { job: JobRecord; version: string } | null => {
     const [v, data] = Array.isArray(reply) ? reply : [null, null];
     if (typeof v !== "string" || typeof data !== "string") return null;
     return { job: JSON.parse(data) as JobRecord, version: v };
   };
+  const read = async (id: string) => parseReply(await call("read", () => redis.hmget(jobKey(id), "v", "data")));
 
   const write = (job: JobRecord, version: string) => {
     const finished = isFinished(job.status);
@@ -75,6 +83,17 @@ export function openUpstashJobStore(redis: RedisClient): JobStore {
     },
     async get(id) {
       return (await read(id))?.job ?? null;
+    },
+    async getMany(ids) {
+      const found = new Map<string, JobRecord>();
+      if (ids.length === 0) return found;
+      // One script call: one request to Redis for every job, whatever their number.
+      const replies = await call("getMany", () => readJobs.exec(ids.map(jobKey), []));
+      for (const reply of Array.isArray(replies) ? replies : []) {
+        const job = parseReply(reply)?.job;
+        if (job) found.set(job.id, job);
+      }
+      return found;
     },
     async transition(id, from, patch) {
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {

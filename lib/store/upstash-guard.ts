@@ -4,7 +4,7 @@ import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
-import type { RedisClient } from "./redis-client";
+import { forRatelimit, type RedisClient } from "./redis-client";
 
 export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: number } = {}): WindowCounter {
   const timeoutMs = opts.timeoutMs ?? 1500;
@@ -16,7 +16,7 @@ export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: numbe
     let limiter = limiters.get(id);
     if (!limiter) {
       limiter = new Ratelimit({
-        redis,
+        redis: forRatelimit(redis),
         // fixedWindow keys its counter by Math.floor(Date.now() / window): epoch-aligned, like windowStartOf().
         limiter: Ratelimit.fixedWindow(bucket.limit, `${bucket.windowMs} ms` as Duration),
         prefix: `darkroom:guard:${bucket.name}`,

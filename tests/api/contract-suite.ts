@@ -50,7 +50,7 @@ export function runContractSuite(backend: Backend) {
   let imageBase = "";
 
   before(async () => {
-    backends = backend === "upstash" ? await startBackends() : undefined;
+    backends = backend === "embedded" ? undefined : await startBackends(backend);
     app = await startApp({ name: `contract-${backend}`, env: backends?.env });
     imageBase = backends ? `${backends.blobOrigin}/darkroom/` : `${app.url}/cdn/`;
   });

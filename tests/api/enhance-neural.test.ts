@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
+import { choosePrecision, int8WeightBits } from "@/lib/enhance/precision";
 import { INVALID_ENHANCE_MODE_MESSAGE } from "@/lib/schemas/enhance";
 import { type App, startApp } from "../helpers/app";
 import { BROWSER, call, enhance, multipart } from "../helpers/http";
@@ -47,6 +48,11 @@ async function startEnhance(fields: Parameters<typeof multipart>[0], from: strin
   return { cut: () => req.destroy(), settled };
 }
 
+/** The engine label for a packaged model at this CPU's default precision ("-int8" where int8 holds quality). */
+function engineOf(pkg: "esrgan-slim" | "esrgan-medium", scale: 2 | 4): string {
+  return `onnx:${pkg}-x${scale}${choosePrecision(pkg, scale, int8WeightBits(), undefined) === "int8" ? "-int8" : ""}`;
+}
+
 describe("POST /api/enhance (neural engine)", () => {
   it("runs the fast model by default and the quality model on request", async () => {
     const png = await pngOf(64, 48);
@@ -54,7 +60,7 @@ describe("POST /api/enhance (neural engine)", () => {
     assert.equal(fast.status, 200, fast.text);
     assert.deepEqual(
       [fast.json.model, fast.json.engine, fast.json.enhanced_size],
-      ["fast", "onnx:esrgan-slim-x2", "128x96"],
+      ["fast", engineOf("esrgan-slim", 2), "128x96"],
     );
     const quality = await enhance(
       app.url,
@@ -64,7 +70,7 @@ describe("POST /api/enhance (neural engine)", () => {
     assert.equal(quality.status, 200, quality.text);
     assert.deepEqual(
       [quality.json.model, quality.json.engine, quality.json.enhanced_size],
-      ["quality", "onnx:esrgan-medium-x4", "256x192"],
+      ["quality", engineOf("esrgan-medium", 4), "256x192"],
     );
     const plain = await enhance(
       app.url,
@@ -83,7 +89,7 @@ describe("POST /api/enhance (neural engine)", () => {
         { from: "127.0.8.6" },
       );
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual([res.json.model, res.json.engine], [mode.name, `onnx:${mode.package}-x2`]);
+      assert.deepEqual([res.json.model, res.json.engine], [mode.name, engineOf(mode.package, 2)]);
     }
     const status = await call(app.url, "/api/status", { headers: BROWSER, from: "127.0.8.6" });
     assert.deepEqual(

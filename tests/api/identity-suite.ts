@@ -15,7 +15,7 @@ export function runIdentitySuite(backend: Backend) {
     let app: App;
     let backends: Backends | undefined;
     before(async () => {
-      backends = backend === "upstash" ? await startBackends() : undefined;
+      backends = backend === "embedded" ? undefined : await startBackends(backend);
       app = await startApp({
         name: `identity-${backend}`,
         env: {
@@ -66,7 +66,7 @@ export function runIdentitySuite(backend: Backend) {
     let b: App;
     let backends: Backends | undefined;
     before(async () => {
-      backends = backend === "upstash" ? await startBackends() : undefined;
+      backends = backend === "embedded" ? undefined : await startBackends(backend);
       const dataDir = tempDataDir(`caps-${backend}`);
       const env = {
         FREE_GLOBAL_GENERATIONS_PER_DAY: "5",

@@ -59,7 +59,7 @@ export function runImagesSuite(backend: Backend) {
 
   describe(`image library (${backend})`, () => {
     before(async () => {
-      backends = backend === "upstash" ? await startBackends() : undefined;
+      backends = backend === "embedded" ? undefined : await startBackends(backend);
       // Any real disk has less free space than this: status must say so where DATA_DIR holds the data.
       app = await startApp({
         name: `images-${backend}`,
@@ -256,7 +256,7 @@ export function runImagesSuite(backend: Backend) {
 
     // On embedded storage the same is checked on a real full disk (storage-full.test.ts, a tiny tmpfs).
     it("answers 503 busy when Blob refuses the image (store over its limits): unit back, no record", {
-      skip: backend !== "upstash" && "Blob only",
+      skip: backend === "embedded" && "Blob only",
     }, async () => {
       const { key } = await createKey(app, "blob-full");
       const kept = await gen(key, "stored before the store filled up");
@@ -327,7 +327,7 @@ export function runImagesSuite(backend: Backend) {
     });
 
     it("two instances restarted with a tiny retention remove every aged image, each once, and nothing early", async () => {
-      retentionBackends = backend === "upstash" ? await startBackends() : undefined;
+      retentionBackends = backend === "embedded" ? undefined : await startBackends(backend);
       const dataDir = tempDataDir(`retention-${backend}`);
       const env = { ...retentionBackends?.env, PRO_REQUESTS_PER_DAY: "100000" };
       // Two instances sharing one store and one image storage (for SQLite: one DATA_DIR).

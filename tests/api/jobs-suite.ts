@@ -22,7 +22,7 @@ export function runJobsSuite(backend: Backend) {
 
   before(async () => {
     fakes = await startAllFakes();
-    backends = backend === "upstash" ? await startBackends() : undefined;
+    backends = backend === "embedded" ? undefined : await startBackends(backend);
     app = await startApp({
       name: `jobs-${backend}`,
       env: {

@@ -12,7 +12,7 @@ export function runLimitsSuite(backend: Backend) {
   let backends: Backends | undefined;
 
   before(async () => {
-    backends = backend === "upstash" ? await startBackends() : undefined;
+    backends = backend === "embedded" ? undefined : await startBackends(backend);
     app = await startApp({
       name: `limits-${backend}`,
       env: {

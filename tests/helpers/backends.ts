@@ -1,16 +1,18 @@
-// The production backends for API tests: real redis-server behind the Upstash REST bridge, and the Blob server.
+// The production backends for API tests: a real redis-server, reached through the Upstash REST bridge ("upstash") or
+// directly over TCP with REDIS_URL ("redis"), and the Blob server.
 import crypto from "node:crypto";
 import { type FakeBlobServer, startFakeBlobServer } from "./fake-blob-server";
 import { hasRedisServer, type RedisServer, startRedisServer } from "./redis-server";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge";
 
-export type Backend = "embedded" | "upstash";
+export type Backend = "embedded" | "upstash" | "redis";
 
 export type Backends = {
   /** Environment for the app: the production store and storage, with one shared pepper. */
   env: Record<string, string>;
   redis: RedisServer;
-  bridge: UpstashBridge;
+  /** The REST bridge, on the "upstash" transport only. */
+  bridge?: UpstashBridge;
   blob: FakeBlobServer;
   /** Origin image URLs are served from. */
   blobOrigin: string;
@@ -19,14 +21,15 @@ export type Backends = {
 
 export { hasRedisServer };
 
-export async function startBackends(): Promise<Backends> {
+export async function startBackends(transport: Exclude<Backend, "embedded"> = "upstash"): Promise<Backends> {
   const redis = await startRedisServer();
-  const bridge = await startUpstashBridge({ redisPort: redis.port });
+  const bridge = transport === "upstash" ? await startUpstashBridge({ redisPort: redis.port }) : undefined;
   const blob = await startFakeBlobServer();
   return {
     env: {
-      UPSTASH_REDIS_REST_URL: bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      ...(bridge
+        ? { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token }
+        : { REDIS_URL: redis.url }),
       BLOB_READ_WRITE_TOKEN: blob.token,
       VERCEL_BLOB_API_URL: blob.apiUrl,
       KEY_PEPPER: crypto.randomBytes(32).toString("hex"),
@@ -36,7 +39,7 @@ export async function startBackends(): Promise<Backends> {
     blob,
     blobOrigin: new URL(blob.apiUrl).origin,
     async close() {
-      await bridge.close();
+      await bridge?.close();
       await blob.close();
       await redis.close();
     },

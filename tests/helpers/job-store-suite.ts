@@ -37,6 +37,19 @@ export function runJobStoreSuite(name: string, open: () => Promise<Pick<Backend,
       await assert.rejects(jobs.create({ ...job, owner: "ip:192.0.2.99" }));
     });
 
+    it("reads many jobs in one call, leaving out missing ids", async () => {
+      const { jobs } = await open();
+      const a = newJob();
+      const b = newJob();
+      for (const j of [a, b]) await jobs.create(j);
+      const missing = `job_${"e".repeat(32)}`;
+      const found = await jobs.getMany([a.id, missing, b.id]);
+      assert.deepEqual([...found.keys()].sort(), [a.id, b.id].sort());
+      assert.deepEqual(found.get(a.id), a);
+      assert.deepEqual(found.get(b.id), b);
+      assert.equal((await jobs.getMany([])).size, 0);
+    });
+
     it("moves a job only from the statuses given, once", async () => {
       const { jobs } = await open();
       const job = newJob();

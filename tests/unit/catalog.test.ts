@@ -24,7 +24,7 @@ import {
 import { DEFAULT_MODEL, MODEL_CATALOG, MODEL_NAMES, MODELS } from "@/lib/catalog/models";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
 import { ConfigError, parseConfig } from "@/lib/config";
-import { describeEngines } from "@/lib/engines";
+import { createEngines } from "@/lib/engines";
 import { defaultChain, parseChain } from "@/lib/engines/routes";
 import { chooseModel } from "@/lib/enhance/neural-engine";
 import { buildOpenApi, ENDPOINTS } from "@/lib/openapi";
@@ -164,7 +164,9 @@ describe("the model catalogue", () => {
 
   it("is what GET /api/status describes", () => {
     assert.deepEqual(
-      describeEngines().map((e) => e.name),
+      createEngines(parseConfig({}).generation)
+        .describe()
+        .map((e) => e.name),
       MODEL_NAMES,
     );
   });
@@ -243,16 +245,18 @@ describe("the enhance modes", () => {
   it("each run their own package in the engine", () => {
     for (const m of ENHANCE_MODES) {
       for (const scale of ENHANCE_SCALES)
-        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale });
+        assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale, precision: "fp32" });
     }
   });
 
   it("are what scripts/convert-models.ts converts: every package at every scale", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-convert-"));
     try {
+      // fp32 only: the int8 variants' calibration is covered by tests/unit/neural-int8.test.ts.
       const res = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/convert-models.ts"), dir], {
         cwd: ROOT,
         encoding: "utf8",
+        env: { ...process.env, ENHANCE_PRECISION: "fp32" },
       });
       assert.equal(res.status, 0, res.stderr);
       const converted = fs

@@ -63,6 +63,23 @@ describe("parseConfig", () => {
       { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" },
       /KEY_PEPPER/,
     ],
+    ["a Redis URL without a shared pepper", { REDIS_URL: "redis://127.0.0.1:6379" }, /KEY_PEPPER/],
+    [
+      "a Redis URL that is not redis:// or rediss://",
+      { REDIS_URL: "http://127.0.0.1:6379", KEY_PEPPER: "p".repeat(32) },
+      /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/,
+    ],
+    [
+      "both Redis transports at once",
+      {
+        REDIS_URL: "redis://127.0.0.1:6379",
+        UPSTASH_REDIS_REST_URL: "https://x.upstash.io",
+        UPSTASH_REDIS_REST_TOKEN: "t",
+        KEY_PEPPER: "p".repeat(32),
+      },
+      /REDIS_URL or UPSTASH_REDIS_REST_URL/,
+    ],
+    ["a negative shutdown grace", { SHUTDOWN_GRACE_MS: "-1" }, /SHUTDOWN_GRACE_MS/],
     ["a short pepper", { KEY_PEPPER: "short" }, /KEY_PEPPER/],
     ["a CDN base that is not a URL", { PUBLIC_CDN_URL: "cdn.example.com" }, /PUBLIC_CDN_URL/],
     ["an admin token under 32 characters", { ADMIN_TOKEN: "t".repeat(31) }, /ADMIN_TOKEN.*32/],
@@ -78,6 +95,21 @@ describe("parseConfig", () => {
       );
     });
   }
+});
+
+describe("the Redis backend", () => {
+  it("takes REDIS_URL (redis:// or rediss://) as its TCP transport, with no token", () => {
+    const pepper = "p".repeat(32);
+    assert.deepEqual(
+      parseConfig({ REDIS_URL: "rediss://user:pw@redis.example.com:6380/2", KEY_PEPPER: pepper }).upstash,
+      {
+        url: "rediss://user:pw@redis.example.com:6380/2",
+        token: "",
+      },
+    );
+    assert.equal(parseConfig({}).upstash, undefined);
+    assert.equal(parseConfig({}).shutdownGraceMs, 30_000);
+  });
 });
 
 describe("operators' console", () => {

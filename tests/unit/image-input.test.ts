@@ -24,6 +24,8 @@ async function greyPng(width: number, height: number, value: (x: number, y: numb
 }
 
 const route = (provider: string, modelId: string) => ({ id: `${provider}:${modelId}`, provider, modelId }) as Route;
+/** The preview engine's sizing, as Engines answers for a chain that is only the preview. */
+const PREVIEW_SIZING = { sizingFor: () => sizingOf(route("preview", "")) };
 
 describe("canonical mask", () => {
   it("reads white as change and scales to the image", async () => {
@@ -118,14 +120,15 @@ describe("output sizes", () => {
       { image: await pngOf(400, 300), strength: 0.5 },
       { model: "alpha-pro", ratio: "9:16" },
       MAX_PIXELS,
+      PREVIEW_SIZING,
     );
     assert.deepEqual([edit.input.width, edit.input.height, edit.ratio], [768, 1376, "9:16"]);
     await assert.rejects(
-      prepareEdit({ image: bombPng(), strength: 0.5 }, { model: "alpha-pro" }, MAX_PIXELS),
+      prepareEdit({ image: bombPng(), strength: 0.5 }, { model: "alpha-pro" }, MAX_PIXELS, PREVIEW_SIZING),
       ImageTooLarge,
     );
     await assert.rejects(
-      prepareEdit({ image: Buffer.from("nope"), strength: 0.5 }, { model: "alpha-pro" }, MAX_PIXELS),
+      prepareEdit({ image: Buffer.from("nope"), strength: 0.5 }, { model: "alpha-pro" }, MAX_PIXELS, PREVIEW_SIZING),
       InvalidImage,
     );
   });
@@ -180,7 +183,12 @@ describe("which routes take what", () => {
 
 describe("preview engine with an image", () => {
   async function run(strength: number) {
-    const edit = await prepareEdit({ image: await pngOf(300, 200), strength }, { model: "alpha-pro" }, MAX_PIXELS);
+    const edit = await prepareEdit(
+      { image: await pngOf(300, 200), strength },
+      { model: "alpha-pro" },
+      MAX_PIXELS,
+      PREVIEW_SIZING,
+    );
     const job: GenerateJob = {
       prompt: "a red barn",
       styledPrompt: "a red barn",

@@ -10,7 +10,7 @@ import { deleteImage, deleteImagesOf, dueAt, effectiveExpiry, listImages, storeI
 import { hashDeleteToken, imageOwnerOf } from "@/lib/images/owner";
 import { startImageSweeps } from "@/lib/images/scheduler";
 import type { ImageStore } from "@/lib/images/store";
-import { getImageSweepStats, sweepImages } from "@/lib/images/sweep";
+import { createSweepStats, sweepImages } from "@/lib/images/sweep";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { openSqliteBackend } from "@/lib/store/sqlite-backend";
@@ -184,7 +184,8 @@ describe("retention", () => {
   it("sweeps only what is due, in bounded runs", async () => {
     const { storage, images, files } = setUp();
     const counting = countingStorage(storage);
-    const deps = { images, storage: counting.storage, retentionDays: 1 };
+    const sweepStats = createSweepStats();
+    const deps = { images, storage: counting.storage, retentionDays: 1, sweepStats };
     const made = [];
     for (let i = 0; i < 12; i++) made.push(await put(storage, images, "key_a", 1));
     const now = Date.now();
@@ -200,7 +201,7 @@ describe("retention", () => {
     assert.equal(await images.count(), 0);
     assert.ok([...counting.deletes.values()].every((n) => n === 1));
     assert.equal(counting.deletes.size, 12);
-    assert.ok(getImageSweepStats().totalRemoved >= 12);
+    assert.deepEqual([sweepStats.runs, sweepStats.totalRemoved, sweepStats.lastRemoved], [3, 12, 4]);
   });
 
   it("removes images older than a shortened retention, though their own expiry is later", async () => {

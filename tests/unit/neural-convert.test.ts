@@ -54,7 +54,7 @@ describe("ESRGAN → ONNX conversion", () => {
       try {
         const refWhole = await ref.upscale(img.data, img.width, img.height);
         const refTiled = await ref.upscale(img.data, img.width, img.height, { patchSize: 32, padding: 8 });
-        const model: ModelRef = { kind: "package", pkg, scale };
+        const model: ModelRef = { kind: "package", pkg, scale, precision: "fp32" };
         const whole = await upscaler.upscale(model, img, { signal, tileSize: 0 });
         const tiled = await upscaler.upscale(model, img, { signal, tileSize: 24 }); // 3×3 tiles
         assert.deepEqual([whole.width, whole.height], [img.width * scale, img.height * scale]);

@@ -13,9 +13,9 @@ import { loadTestPhoto } from "../fixtures/photos";
 
 const ROOT = path.resolve(__dirname, "../..");
 const signal = new AbortController().signal;
-const slim2: ModelRef = { kind: "package", pkg: "esrgan-slim", scale: 2 };
-const slim4: ModelRef = { kind: "package", pkg: "esrgan-slim", scale: 4 };
-const medium2: ModelRef = { kind: "package", pkg: "esrgan-medium", scale: 2 };
+const slim2: ModelRef = { kind: "package", pkg: "esrgan-slim", scale: 2, precision: "fp32" };
+const slim4: ModelRef = { kind: "package", pkg: "esrgan-slim", scale: 4, precision: "fp32" };
+const medium2: ModelRef = { kind: "package", pkg: "esrgan-medium", scale: 2, precision: "fp32" };
 
 describe("inference workers", () => {
   let pool: WorkerPool;

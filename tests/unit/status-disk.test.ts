@@ -5,7 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, parseConfig } from "@/lib/config";
-import { checkDisk, readFreeMb } from "@/lib/status-disk";
+import { createDiskChecker, readFreeMb } from "@/lib/status-disk";
+
+const checkDisk = createDiskChecker();
 
 describe("free disk space", () => {
   it("reads the free space of the disk holding a folder, even one not created yet", async () => {

@@ -35,6 +35,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
       storage: svc.storage,
       queue: svc.queues.enhance,
       config: svc.config,
+      enhancer: svc.enhancer,
       ...recordDepsFor(svc, caller),
     };
     if (mode.async) {

@@ -6,7 +6,6 @@ import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { inputNeeded } from "@/lib/catalog/route-inputs";
-import { assertEngineTakes } from "@/lib/engines";
 import {
   type GeneratedBatch,
   type GenerateInput,
@@ -41,7 +40,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
     assertPromptAllowed(input);
     const hasImage = image !== undefined || image_id !== undefined;
     // Before any quota: a model with no route for the input is refused, and so is someone else's image_id.
-    assertEngineTakes(input.model, inputNeeded({ image: hasImage, mask }));
+    svc.engines.assertTakes(input.model, inputNeeded({ image: hasImage, mask }));
     const records = recordDepsFor(svc, caller);
     const source = image_id === undefined ? undefined : await findOwnImage(image_id, records.owner, records);
     const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
@@ -60,10 +59,18 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
         { image: bytes, mask, strength, sourceImageId: source?.id },
         { model: input.model, ratio: submission.ratioGiven ? input.ratio : undefined },
         svc.config.upload.maxPixels,
+        svc.engines,
       );
     }
     const work: GenerateInput = { ...input, edit };
-    const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...records };
+    const deps = {
+      requestId,
+      origin,
+      engines: svc.engines,
+      storage: svc.storage,
+      queue: svc.queues.generate,
+      ...records,
+    };
     if (mode.async) {
       const job = await acceptJob(
         svc,

@@ -3,7 +3,6 @@ import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { emptyUsage } from "@/lib/quota/types";
 import { buildStatus, serializeStatus } from "@/lib/status";
-import { checkDisk } from "@/lib/status-disk";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,7 +17,7 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
   const [usage, enhanceUsage, disk] = await Promise.all([
     quota.read(),
     caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
-    usesDisk ? checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
+    usesDisk ? svc.checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
   ]);
   const status = buildStatus({
     plan: caller.plan,
@@ -27,6 +26,8 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
     storeHealthy: usage !== null && enhanceUsage !== null,
     disk,
     config: svc.config,
+    engines: svc.engines,
+    enhancer: svc.enhancer,
   });
   return serializeStatus(status);
 });

@@ -11,6 +11,7 @@ import { decodeWeights, foldUpsampleKernel, transposeKernel, type WeightsManifes
 import {
   encodeModel,
   type OnnxAttr,
+  type OnnxModel,
   type OnnxNode,
   type OnnxTensor,
   TensorDataType,
@@ -90,6 +91,16 @@ export function convertLayersModel(
   shards: Buffer[],
   opts: ConvertOptions = {},
 ): { onnx: Buffer; info: ConvertInfo } {
+  const { model, info } = buildLayersGraph(json, shards, opts);
+  return { onnx: encodeModel(model), info };
+}
+
+/** The converted graph as an object, before encoding: the int8 quantizer (quantize.ts) rewrites it. */
+export function buildLayersGraph(
+  json: LayersModelJson,
+  shards: Buffer[],
+  opts: ConvertOptions = {},
+): { model: OnnxModel; info: ConvertInfo } {
   const foldUpsample = opts.foldUpsample ?? true;
   const splitConcat = opts.splitConcat ?? true;
   const inputMax = opts.inputMax ?? 255;
@@ -479,7 +490,7 @@ export function convertLayersModel(
     ["converter_version", CONVERTER_VERSION],
     ...Object.entries(opts.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   ];
-  const onnx = encodeModel({
+  const graph: OnnxModel = {
     irVersion: 8,
     opset: 17,
     producerName: "darkroom-convert-esrgan",
@@ -496,6 +507,6 @@ export function convertLayersModel(
       },
     ],
     metadata,
-  });
-  return { onnx, info };
+  };
+  return { model: graph, info };
 }

@@ -63,7 +63,7 @@ class Writer {
 
 // ---- ONNX object model (only what we need) ----------------------------------
 
-export const TensorDataType = { FLOAT: 1, INT64: 7 } as const;
+export const TensorDataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 } as const;
 
 export interface OnnxTensor {
   name: string;

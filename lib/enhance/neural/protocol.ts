@@ -3,7 +3,12 @@
 import type { PackageName } from "./package-models";
 import type { Tile } from "./tiles";
 
-export type ModelRef = { kind: "package"; pkg: PackageName; scale: 2 | 4 } | { kind: "file"; path: string };
+export type Precision = "int8" | "fp32";
+
+/** A packaged model at a precision (int8 falls back to fp32 in a worker that cannot run it), or an operator's file. */
+export type ModelRef =
+  | { kind: "package"; pkg: PackageName; scale: 2 | 4; precision: Precision }
+  | { kind: "file"; path: string };
 
 export type SrWorkerData = {
   /** Project root, for node_modules/@upscalerjs. */
@@ -41,11 +46,22 @@ export type SrTask =
     }
   | { type: "sessions" };
 
-export type ModelInfo = { scale: number; overlap: number; flopsPerInputPixel: number; label: string };
+export type ModelInfo = {
+  scale: number;
+  overlap: number;
+  flopsPerInputPixel: number;
+  label: string;
+  /** What the worker runs: int8 only when asked for and its session opened. */
+  precision: Precision;
+};
+
+/** A tile job's answer: its worker time in ms, by stage (cut out, to tensor, network, to pixels, placed). */
+export type TileProfile = { cut: number; toTensor: number; network: number; toPixels: number; place: number };
 
 /** Pool envelope: `ready` once the worker has loaded its runtime, then one reply per job id. */
 export type WorkerReply = { ready: true } | { id: number; result: unknown } | { id: number; error: string };
 
 export function toModelKey(model: ModelRef): string {
-  return model.kind === "package" ? `${model.pkg}-x${model.scale}` : `file:${model.path}`;
+  if (model.kind === "file") return `file:${model.path}`;
+  return `${model.pkg}-x${model.scale}${model.precision === "int8" ? "-int8" : ""}`;
 }

@@ -3,9 +3,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import type * as Ort from "onnxruntime-node";
+import { describeError, log } from "../../log";
+import { ensureInt8Model } from "./calibrate";
 import { readOnnxMetadata } from "./onnx-metadata";
 import { ensureConvertedModel } from "./package-models";
-import type { ModelInfo, ModelRef, SrWorkerData } from "./protocol";
+import type { ModelInfo, ModelRef, Precision, SrWorkerData } from "./protocol";
 
 /** Context for models without our metadata; the usual Real-ESRGAN tile_pad is 10. */
 const DEFAULT_OVERLAP = 16;
@@ -19,12 +21,47 @@ export type SrSession = {
     width: number,
     height: number,
     crop: { x: number; y: number; w: number; h: number },
+    timings?: TileTimings,
   ) => Promise<Uint8Array>;
 };
 
+/** Where a tile's time goes in the worker, in ms: pixels to the float tensor, the network, back to pixels. */
+export type TileTimings = { toTensor: number; network: number; toPixels: number };
+
+/**
+ * The session for a model. An int8 model that cannot be made, loaded or run here (an old CPU, a runtime without the
+ * int8 kernels, a damaged cache file) gives way to the fp32 one, with one log line: never a failed request.
+ */
 export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWorkerData): Promise<SrSession> {
+  if (model.kind === "package" && model.precision === "int8") {
+    let session: SrSession | undefined;
+    try {
+      const file = await ensureInt8Model(ort, { ...env, pkg: model.pkg, scale: model.scale });
+      session = await openFile(ort, file, model, env, "int8");
+      // A probe run: a kernel missing at run time fails here, not in a request.
+      await session.run(new Uint8Array(24 * 32 * 3).fill(128), 32, 24, { x: 0, y: 0, w: 32, h: 24 });
+      return session;
+    } catch (err) {
+      await session?.release().catch(() => {});
+      log.warn("int8 enhance model unavailable in this worker; running it in fp32", {
+        model: `${model.pkg}-x${model.scale}`,
+        ...describeError(err),
+      });
+      return openSrSession(ort, { ...model, precision: "fp32" }, env);
+    }
+  }
   const file =
     model.kind === "package" ? ensureConvertedModel(env.cacheDir, env.root, model.pkg, model.scale) : model.path;
+  return openFile(ort, file, model, env, "fp32");
+}
+
+async function openFile(
+  ort: typeof Ort,
+  file: string,
+  model: ModelRef,
+  env: SrWorkerData,
+  precision: Precision,
+): Promise<SrSession> {
   const bytes = fs.readFileSync(/*turbopackIgnore: true*/ file);
   const metadata = readOnnxMetadata(bytes);
   const session = await ort.InferenceSession.create(bytes, {
@@ -55,7 +92,8 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
     throw new Error("models with a fixed input size are not supported: export with dynamic height and width axes");
   }
 
-  const runRegion = async (data: Uint8Array, width: number, height: number) => {
+  const runRegion = async (data: Uint8Array, width: number, height: number, timings?: TileTimings) => {
+    const t0 = performance.now();
     const plane = width * height;
     const input = new Float32Array(3 * plane);
     // HWC → CHW and /255 per tile, so no full-image float copy ever exists.
@@ -64,7 +102,12 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
       input[i + plane] = data[s + 1] / 255;
       input[i + 2 * plane] = data[s + 2] / 255;
     }
+    const t1 = performance.now();
     const result = await session.run({ [inputName]: new ort.Tensor("float32", input, [1, 3, height, width]) });
+    if (timings) {
+      timings.toTensor += t1 - t0;
+      timings.network += performance.now() - t1;
+    }
     const out = result[outputName];
     return { data: out.data as Float32Array, dims: out.dims };
   };
@@ -83,14 +126,19 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
     scale,
     overlap: metadata.receptive_radius ? Number(metadata.receptive_radius) : DEFAULT_OVERLAP,
     flopsPerInputPixel: Number(metadata.flops_per_input_pixel ?? 0),
-    label: model.kind === "package" ? `${model.pkg}-x${model.scale}` : path.basename(model.path),
+    label:
+      model.kind === "package"
+        ? `${model.pkg}-x${model.scale}${precision === "int8" ? "-int8" : ""}`
+        : path.basename(model.path),
+    precision,
   };
 
   return {
     info,
     release: () => session.release(),
-    async run(data, width, height, crop) {
-      const out = await runRegion(data, width, height);
+    async run(data, width, height, crop, timings) {
+      const out = await runRegion(data, width, height, timings);
+      const t0 = performance.now();
       const ow = width * scale;
       if (out.dims[2] !== height * scale || out.dims[3] !== ow)
         throw new Error(`unexpected output [${out.dims.join(",")}] for ${width}×${height}`);
@@ -108,6 +156,7 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
           pixels[d + 2] = Math.min(255, Math.max(0, o[s + 2 * oplane] * 255 + 0.5));
         }
       }
+      if (timings) timings.toPixels += performance.now() - t0;
       return pixels;
     },
   };

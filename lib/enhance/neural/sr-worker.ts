@@ -3,8 +3,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type * as Ort from "onnxruntime-node";
 import { blendInto } from "../blend";
-import { type ModelRef, type SrTask, type SrWorkerData, toModelKey, type WorkerReply } from "./protocol";
-import { openSrSession, type SrSession } from "./sr-session";
+import {
+  type ModelRef,
+  type SrTask,
+  type SrWorkerData,
+  type TileProfile,
+  toModelKey,
+  type WorkerReply,
+} from "./protocol";
+import { openSrSession, type SrSession, type TileTimings } from "./sr-session";
 import { extractRegion, placeTile } from "./tiles";
 
 const env = workerData as SrWorkerData;
@@ -55,11 +62,15 @@ async function runTask(task: SrTask): Promise<unknown> {
     case "tile": {
       const session = await getSession(task.model);
       const { input, output, tile: t } = task;
+      const t0 = performance.now();
       const region = extractRegion(new Uint8Array(input.data), input.width, input.channels, t);
       const crop = { x: t.x - t.ex, y: t.y - t.ey, w: t.w, h: t.h };
-      const pixels = await session.run(region, t.ew, t.eh, crop);
+      const timings: TileTimings = { toTensor: 0, network: 0, toPixels: 0 };
+      const t1 = performance.now();
+      const pixels = await session.run(region, t.ew, t.eh, crop, timings);
+      const t2 = performance.now();
       placeTile(new Uint8Array(output.data), output.width, t, session.info.scale, pixels);
-      return null;
+      return { cut: t1 - t0, ...timings, place: performance.now() - t2 } satisfies TileProfile;
     }
     case "blend": {
       const { base, detail } = task;

@@ -20,9 +20,17 @@ function splitRange(n: number, k: number): [number, number][] {
   return Array.from({ length: k }, (_, i) => [Math.floor((i * n) / k), Math.floor(((i + 1) * n) / k)]);
 }
 
-export function planTiles(width: number, height: number, tileSize: number, overlap: number): Tile[] {
-  const nx = tileSize > 0 ? Math.ceil(width / tileSize) : 1;
-  const ny = tileSize > 0 ? Math.ceil(height / tileSize) : 1;
+/**
+ * A grid of tiles of at most tileSize² (0: one tile), with at least `minTiles` tiles when tiling: extra cuts go
+ * across the longer side of the tiles, so the added context stays small.
+ */
+export function planTiles(width: number, height: number, tileSize: number, overlap: number, minTiles = 1): Tile[] {
+  let nx = tileSize > 0 ? Math.ceil(width / tileSize) : 1;
+  let ny = tileSize > 0 ? Math.ceil(height / tileSize) : 1;
+  while (tileSize > 0 && nx * ny < minTiles && (nx < width || ny < height)) {
+    if ((height / ny >= width / nx && ny < height) || nx >= width) ny++;
+    else nx++;
+  }
   const tiles: Tile[] = [];
   for (const [y0, y1] of splitRange(height, ny))
     for (const [x0, x1] of splitRange(width, nx)) {

@@ -1,9 +1,9 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
 import { setMaxListeners } from "node:events";
-import type { RawImage } from "../types";
+import { addTime, type Profile, type RawImage } from "../types";
 import type { WorkerPool } from "./pool";
-import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, toModelKey } from "./protocol";
+import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, type TileProfile, toModelKey } from "./protocol";
 import { bufferOf, copyToShared, toShared } from "./shared-memory";
 import { planTiles } from "./tiles";
 
@@ -18,6 +18,8 @@ export type RunOptions = {
   group?: unknown;
   /** Hears each finished task: how many of how many are done. */
   onTaskDone?: (done: number, total: number) => void;
+  /** Collects where the time goes (stage → ms): tile stages are worker time summed over the tiles. */
+  profile?: Profile;
 };
 
 export type Upscaler = {
@@ -46,7 +48,7 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
   };
 
   /** Runs the tasks on the pool; the first failure drops the rest, as a client going away does. */
-  async function runAll(tasks: SrTask[], opts: RunOptions) {
+  async function runAll<T>(tasks: SrTask[], opts: RunOptions): Promise<T[]> {
     const stop = new AbortController();
     const signal = AbortSignal.any([opts.signal, stop.signal]);
     // Every waiting job listens for the abort: one listener per tile is expected, not a leak.
@@ -54,8 +56,13 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
     const group = opts.group ?? Symbol("image");
     try {
       let done = 0;
-      await Promise.all(
-        tasks.map((task) => pool.run(task, { signal, group }).then(() => opts.onTaskDone?.(++done, tasks.length))),
+      return await Promise.all(
+        tasks.map((task) =>
+          pool.run<T>(task, { signal, group }).then((result) => {
+            opts.onTaskDone?.(++done, tasks.length);
+            return result;
+          }),
+        ),
       );
     } catch (err) {
       stop.abort(err);
@@ -75,16 +82,25 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
         height: image.height * s,
         channels: 3,
       };
+      // At least one tile per worker: a small image (a 4× input) would otherwise leave all but one core idle.
       const tiles = planTiles(
         image.width,
         image.height,
         opts.tileSize ?? DEFAULT_TILE_SIZE,
         opts.overlap ?? info.overlap,
+        pool.size,
       );
-      await runAll(
+      const profiles = await runAll<TileProfile>(
         tiles.map((tile) => ({ type: "tile", model, input, output, tile })),
         opts,
       );
+      for (const p of profiles) {
+        addTime(opts.profile, "tile cut (worker)", p.cut + p.place);
+        addTime(opts.profile, "pixels ↔ tensors (worker)", p.toTensor + p.toPixels);
+        addTime(opts.profile, "network (worker)", p.network);
+      }
+      const padded = tiles.reduce((a, t) => a + t.ew * t.eh, 0) / (image.width * image.height) - 1;
+      addTime(opts.profile, "overlap: extra network pixels (%)", 100 * padded);
       return { data: bufferOf(output.data), width: output.width, height: output.height, channels: 3 };
     },
     async blend(base, detail, weight, opts) {

@@ -14,7 +14,7 @@ export async function GET(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
   return withApi("status", async ({ caller, svc, signal }) => {
     const job = await findOwnJob(svc, caller, id);
-    return new Response(jobEvents(svc.jobs, job, signal), {
+    return new Response(jobEvents(svc.jobWatch, job, signal), {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
         "Cache-Control": "no-store, no-transform",

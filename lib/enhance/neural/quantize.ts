@@ -1,0 +1,236 @@
+// Static int8 quantization of a converted super-resolution graph into QDQ form: QuantizeLinear/DequantizeLinear
+// around every Conv, Add and Concat, which ONNX Runtime's CPU provider fuses into QLinearConv, QLinearAdd and
+// QLinearConcat. Weights are int8 per output channel (symmetric), biases int32 at input scale × weight scale,
+// activations uint8 per tensor with ranges measured on calibration photos (calibrate.ts).
+// Worker-side code (loaded by tsx outside Next's bundle), so relative imports only.
+import { type OnnxModel, type OnnxNode, type OnnxTensor, TensorDataType, toFloatTensor } from "./onnx-proto";
+
+export type Range = { min: number; max: number };
+export type QuantizeOptions = {
+  /**
+   * Bits of the int8 weights: 8, or 7 on x86 CPUs without VNNI, whose u8×s8 instruction (vpmaddubsw) saturates
+   * 16-bit pair sums with full-range weights (ONNX Runtime's reduce_range).
+   */
+  weightBits: 7 | 8;
+  /**
+   * int8 (the fast kernels), or uint8 with zero point 128: the same weights and the same exact integer sums, so the
+   * same output, but through ONNX Runtime's u8u8 kernels, which never saturate and are no faster than fp32. It
+   * shows on any CPU what a VNNI CPU computes with 8-bit int8 weights.
+   */
+  weightType?: "int8" | "uint8";
+};
+
+const u8 = (name: string, dims: number[], data: Uint8Array): OnnxTensor => ({
+  name,
+  dims,
+  dataType: TensorDataType.UINT8,
+  raw: data,
+});
+const i8 = (name: string, dims: number[], data: Int8Array): OnnxTensor => ({
+  name,
+  dims,
+  dataType: TensorDataType.INT8,
+  raw: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+});
+const i32 = (name: string, dims: number[], data: Int32Array): OnnxTensor => ({
+  name,
+  dims,
+  dataType: TensorDataType.INT32,
+  raw: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+});
+
+/** Ops that read only the positions of their input, not its values: their output keeps the input's parameters. */
+const LAYOUT_OPS = new Set(["DepthToSpace"]);
+
+function need<K, V>(map: Map<K, V>, key: K): V {
+  const v = map.get(key);
+  if (v === undefined) throw new Error(`internal: ${String(key)} missing`);
+  return v;
+}
+
+function producers(model: OnnxModel) {
+  const map = new Map<string, OnnxNode>();
+  for (const n of model.nodes) for (const o of n.outputs) map.set(o, n);
+  return map;
+}
+
+function consumersOf(model: OnnxModel) {
+  const map = new Map<string, OnnxNode[]>();
+  for (const n of model.nodes) for (const i of n.inputs) map.set(i, [...(map.get(i) ?? []), n]);
+  return map;
+}
+
+/**
+ * The float tensors that get a Q/DQ pair: the graph input and every node output, except a tensor read only by Relu
+ * (the Relu's output is quantized, and ORT drops a Relu before a zero-point-0 QuantizeLinear), and the tail after
+ * the last convolution: the output stays float, so the image is not rounded to 8 bits twice (no banding).
+ */
+export function quantizedTensors(model: OnnxModel): string[] {
+  const initNames = new Set(model.initializers.map((t) => t.name));
+  const prod = producers(model);
+  const cons = consumersOf(model);
+  const tail = new Set<string>();
+  const walk = (t: string) => {
+    tail.add(t);
+    const p = prod.get(t);
+    if (p && p.opType !== "Conv") for (const i of p.inputs) if (i && !initNames.has(i)) walk(i);
+  };
+  for (const o of model.outputs) walk(o.name);
+  const names = [...model.inputs.map((i) => i.name), ...model.nodes.flatMap((n) => n.outputs)];
+  return names.filter((t) => {
+    if (tail.has(t)) return false;
+    const readers = cons.get(t) ?? [];
+    return readers.length > 0 && !readers.every((r) => r.opType === "Relu");
+  });
+}
+
+/** The graph with `tensors` as extra outputs, so one run records every activation the quantizer needs. */
+export function withTensorOutputs(model: OnnxModel, tensors: string[]): OnnxModel {
+  const present = new Set(model.outputs.map((o) => o.name));
+  const extra = tensors
+    .filter((t) => !present.has(t) && !model.inputs.some((i) => i.name === t))
+    .map((name, i) => ({ name, elemType: TensorDataType.FLOAT, shape: [`n${i}`, `c${i}`, `h${i}`, `w${i}`] }));
+  return { ...model, outputs: [...model.outputs, ...extra] };
+}
+
+/** uint8 parameters covering [min, max] ∪ {0}, so that 0 (padding, ReLU) is exact. */
+export function activationParams(r: Range): { scale: number; zeroPoint: number } {
+  const min = Math.min(0, r.min);
+  const max = Math.max(0, r.max);
+  const scale = max > min ? (max - min) / 255 : 1;
+  return { scale, zeroPoint: Math.min(255, Math.max(0, Math.round(-min / scale))) };
+}
+
+/** Symmetric per-output-channel int8 weights for an OIHW kernel. */
+export function quantizeWeights(w: Float32Array, cout: number, bits: 7 | 8) {
+  const qmax = bits === 8 ? 127 : 63;
+  const per = w.length / cout;
+  const scales = new Float32Array(cout);
+  const q = new Int8Array(w.length);
+  for (let c = 0; c < cout; c++) {
+    let amax = 0;
+    for (let i = c * per; i < (c + 1) * per; i++) amax = Math.max(amax, Math.abs(w[i]));
+    const s = amax > 0 ? amax / qmax : 1;
+    scales[c] = s;
+    for (let i = c * per; i < (c + 1) * per; i++) q[i] = Math.max(-qmax, Math.min(qmax, Math.round(w[i] / s)));
+  }
+  return { q, scales };
+}
+
+function floatsOf(t: OnnxTensor): Float32Array {
+  if (t.dataType !== TensorDataType.FLOAT) throw new Error(`${t.name}: expected float32`);
+  const copy = Uint8Array.from(t.raw);
+  return new Float32Array(copy.buffer);
+}
+
+/**
+ * The QDQ graph. `ranges` holds the calibrated [min, max] of every tensor quantizedTensors() names, except the
+ * graph input, which is RGB in [0, 1] from 8-bit pixels: scale 1/255 represents it exactly.
+ */
+export function quantizeModel(model: OnnxModel, ranges: Map<string, Range>, opts: QuantizeOptions): OnnxModel {
+  const inits = new Map(model.initializers.map((t) => [t.name, t]));
+  const tensors = quantizedTensors(model);
+  const params = new Map<string, { scale: number; zeroPoint: number }>();
+  const prod = producers(model);
+  const inputNames = new Set(model.inputs.map((i) => i.name));
+  for (const t of tensors) {
+    const p = prod.get(t);
+    if (inputNames.has(t)) params.set(t, { scale: 1 / 255, zeroPoint: 0 });
+    else if (p && LAYOUT_OPS.has(p.opType) && params.has(p.inputs[0])) params.set(t, need(params, p.inputs[0]));
+    else {
+      const r = ranges.get(t);
+      if (!r) throw new Error(`no calibration range for ${t}`);
+      params.set(t, activationParams(r));
+    }
+  }
+
+  const newInits: OnnxTensor[] = [];
+  const qdq: OnnxNode[] = [];
+  const dqName = (t: string) => `${t}__dq`;
+  const qParams = (t: string) => {
+    const p = need(params, t);
+    const s = `${t}__qs`;
+    const z = `${t}__qz`;
+    newInits.push(toFloatTensor(s, [], new Float32Array([p.scale])), u8(z, [], new Uint8Array([p.zeroPoint])));
+    return [s, z];
+  };
+  /** Q then DQ right after the tensor's producer; readers take the DQ output. */
+  const addPair = (t: string) => {
+    const [s, z] = qParams(t);
+    return [
+      { name: `${t}__quantize`, opType: "QuantizeLinear", inputs: [t, s, z], outputs: [`${t}__q`] },
+      { name: `${t}__dequantize`, opType: "DequantizeLinear", inputs: [`${t}__q`, s, z], outputs: [dqName(t)] },
+    ] satisfies OnnxNode[];
+  };
+
+  const quantized = new Set(tensors);
+  const used = new Set<string>();
+  const nodes: OnnxNode[] = [];
+  for (const t of model.inputs.map((i) => i.name)) if (quantized.has(t)) nodes.push(...addPair(t));
+  for (const n of model.nodes) {
+    const inputs = n.inputs.map((i) => (quantized.has(i) ? dqName(i) : i));
+    if (n.opType === "Conv" && quantized.has(n.inputs[0])) {
+      const w = inits.get(n.inputs[1]);
+      if (!w) throw new Error(`${n.name}: weight initializer missing`);
+      const cout = w.dims[0];
+      const { q, scales } = quantizeWeights(floatsOf(w), cout, opts.weightBits);
+      const wq = `${w.name}__i8`;
+      if (opts.weightType === "uint8")
+        newInits.push(
+          u8(
+            wq,
+            w.dims,
+            Uint8Array.from(q, (v) => v + 128),
+          ),
+          toFloatTensor(`${wq}__s`, [cout], scales),
+          u8(`${wq}__z`, [cout], new Uint8Array(cout).fill(128)),
+        );
+      else
+        newInits.push(
+          i8(wq, w.dims, q),
+          toFloatTensor(`${wq}__s`, [cout], scales),
+          i8(`${wq}__z`, [cout], new Int8Array(cout)),
+        );
+      used.add(w.name);
+      const axis = [{ name: "axis", type: "int" as const, value: 0 }];
+      qdq.push({
+        name: `${wq}__dequantize`,
+        opType: "DequantizeLinear",
+        inputs: [wq, `${wq}__s`, `${wq}__z`],
+        outputs: [`${wq}__dq`],
+        attrs: axis,
+      });
+      inputs[1] = `${wq}__dq`;
+      const bName = n.inputs[2];
+      if (bName) {
+        const b = floatsOf(need(inits, bName));
+        const sx = need(params, n.inputs[0]).scale;
+        const bs = scales.map((s) => s * sx);
+        const bq = Int32Array.from(b, (v, c) => Math.round(v / bs[c]));
+        const bi = `${bName}__i32`;
+        newInits.push(
+          i32(bi, [cout], bq),
+          toFloatTensor(`${bi}__s`, [cout], bs),
+          i32(`${bi}__z`, [cout], new Int32Array(cout)),
+        );
+        used.add(bName);
+        qdq.push({
+          name: `${bi}__dequantize`,
+          opType: "DequantizeLinear",
+          inputs: [bi, `${bi}__s`, `${bi}__z`],
+          outputs: [`${bi}__dq`],
+          attrs: axis,
+        });
+        inputs[2] = `${bi}__dq`;
+      }
+    }
+    nodes.push({ ...n, inputs });
+    for (const o of n.outputs) if (quantized.has(o)) nodes.push(...addPair(o));
+  }
+  return {
+    ...model,
+    nodes: [...qdq, ...nodes],
+    initializers: [...model.initializers.filter((t) => !used.has(t.name)), ...newInits],
+    metadata: [...model.metadata, ["precision", "int8"], ["weight_bits", String(opts.weightBits)]],
+  };
+}

@@ -1,0 +1,117 @@
+// One watcher per instance for every open event stream: each job watched is read once per tick however many
+// streams follow it, and all watched jobs are read in one store call (JobStore.getMany). Every stream of a job hears
+// the same records in the same order.
+import type { JobStore } from "@/lib/jobs/store";
+import { describeError, log } from "@/lib/log";
+import type { JobRecord } from "./types";
+
+/** How often the store is read while any job is watched: the state-to-event delay is at most about this. */
+export const WATCH_TICK_MS = 250;
+
+/** Hears every new record of one job, or null once the job is gone from the store. */
+export type JobListener = (job: JobRecord | null) => void;
+
+export type JobWatcher = {
+  /** Follows one job until the returned function is called. */
+  watch(id: string, listener: JobListener): () => void;
+  /**
+   * Reads now instead of at the next tick: the seam for a backend that can push (Redis pub/sub over REDIS_URL),
+   * which would call it on each change of a watched job and make the tick a slow safety net.
+   */
+  poke(): void;
+  /** Jobs watched right now. */
+  readonly size: number;
+};
+
+export function createJobWatcher(
+  jobs: Pick<JobStore, "getMany">,
+  opts: { tickMs?: number } = {},
+): JobWatcher & { close(): void } {
+  const tickMs = opts.tickMs ?? WATCH_TICK_MS;
+  const listeners = new Map<string, Set<JobListener>>();
+  /** The last record heard per job, as JSON: a tick that finds no change tells no one. */
+  const last = new Map<string, { text: string; job: JobRecord | null }>();
+  let timer: NodeJS.Timeout | undefined;
+  let reading: Promise<void> | undefined;
+  let again = false;
+
+  const schedule = () => {
+    if (timer || listeners.size === 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void read();
+    }, tickMs);
+  };
+
+  const read = (): Promise<void> => {
+    if (reading) {
+      again = true; // a poke during a read: read once more right after it
+      return reading;
+    }
+    reading = (async () => {
+      const ids = [...listeners.keys()];
+      try {
+        const found = ids.length > 0 ? await jobs.getMany(ids) : new Map<string, JobRecord>();
+        for (const id of ids) {
+          const job = found.get(id) ?? null;
+          const text = job ? JSON.stringify(job) : "null";
+          if (last.get(id)?.text === text) continue;
+          last.set(id, { text, job });
+          for (const listener of [...(listeners.get(id) ?? [])]) listener(job);
+        }
+      } catch (err) {
+        // A store hiccup: streams keep their last state and the next tick tries again.
+        log.warn("job events: read failed", { jobs: ids.length, ...describeError(err) });
+      } finally {
+        reading = undefined;
+        if (again) {
+          again = false;
+          void read();
+        } else schedule();
+      }
+    })();
+    return reading;
+  };
+
+  return {
+    watch(id, listener) {
+      let set = listeners.get(id);
+      if (!set) {
+        set = new Set();
+        listeners.set(id, set);
+      }
+      set.add(listener);
+      // A later stream of a job already watched hears the latest record at once, as the first streams did.
+      const known = last.get(id);
+      if (known) queueMicrotask(() => listeners.get(id)?.has(listener) && listener(known.job));
+      schedule();
+      return () => {
+        const current = listeners.get(id);
+        if (!current) return;
+        current.delete(listener);
+        if (current.size === 0) {
+          listeners.delete(id);
+          last.delete(id);
+        }
+        if (listeners.size === 0) {
+          clearTimeout(timer);
+          timer = undefined;
+        }
+      };
+    },
+    poke() {
+      clearTimeout(timer);
+      timer = undefined;
+      if (listeners.size > 0) void read();
+    },
+    get size() {
+      return listeners.size;
+    },
+    close() {
+      clearTimeout(timer);
+      timer = undefined;
+      listeners.clear();
+      last.clear();
+    },
+  };
+}
