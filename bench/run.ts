@@ -8,6 +8,7 @@ import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchEvents } from "./events";
 import { benchQuotaBeforeCost } from "./hardening";
+import { benchImageInput } from "./image-input";
 import { benchImages } from "./images";
 import { benchJobs } from "./jobs";
 import { benchLocalEngines } from "./local-engines";
@@ -93,6 +94,11 @@ async function mainUsageOnly() {
 /** `npm run bench -- --ops-only`: just the cost of metrics and tracing, which needs two servers of its own. */
 async function mainOpsOnly() {
   printRows(await benchOps(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --image-input-only`: just what an image input and extra images cost on the path. */
+async function mainImageInputOnly() {
+  printTable(await benchImageInput());
 }
 
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
@@ -253,6 +259,8 @@ async function main() {
   neuralTables.push(await benchImages());
   // 8. Event streams: store reads against the number of viewers.
   neuralTables.push(await benchEvents());
+  // 9. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
+  neuralTables.push(await benchImageInput());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -274,7 +282,9 @@ const run = process.argv.includes("--reference-child")
           ? mainNeuralSpeedOnly
           : process.argv.includes("--ops-only")
             ? mainOpsOnly
-            : main;
+            : process.argv.includes("--image-input-only")
+              ? mainImageInputOnly
+              : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -103,6 +103,16 @@ export class InvalidImage extends DomainError {
   static override readonly kind = "InvalidImage";
 }
 
+/** The mask cannot be read, or marks nothing to change; the message is safe to show. */
+export class InvalidMask extends DomainError {
+  static override readonly kind = "InvalidMask";
+}
+
+/** No configured route of the model takes the request's inputs; the message names the models that do. */
+export class UnsupportedInput extends DomainError {
+  static override readonly kind = "UnsupportedInput";
+}
+
 /** The upload is larger than the configured bytes or pixels; the message is safe to show. */
 export class ImageTooLarge extends DomainError {
   static override readonly kind = "ImageTooLarge";

@@ -2,6 +2,8 @@
 // (lib/services.ts) holds one Engines per process.
 import type { ModelName } from "@/lib/catalog/models";
 import { MODEL_NAMES } from "@/lib/catalog/models";
+import type { InputKind } from "@/lib/catalog/route-inputs";
+import { assertModelTakes, type CapabilityEnv, inputsOf, variantFor } from "./capabilities";
 import { createChainEngine } from "./chain";
 import { isRouteFailing } from "./health";
 import { createLocalCall, describeLocalPools, type PoolDescription } from "./local";
@@ -9,6 +11,7 @@ import type { LocalSettings } from "./local/settings";
 import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
 import { isLocalKind, PREVIEW_ROUTE, type ProviderRouteEnv, type Route } from "./routes";
+import { type Sizing, sizingOf } from "./sizing";
 import type { ImageEngine } from "./types";
 
 /** The generation part of the configuration (lib/config.ts): every model's chain and what its routes need. */
@@ -17,7 +20,14 @@ export type GenerationSettings = {
   chains: Record<ModelName, Route[]>;
   providers: ProviderRouteEnv;
   local: LocalSettings;
+  /** The operator's MODEL_*_IMAGE / MODEL_*_MASK edit models. */
+  editOverrides?: CapabilityEnv["overrides"];
 };
+
+export function capabilitiesOf(generation: GenerationSettings): CapabilityEnv {
+  const { baseUrls, local } = generation.providers;
+  return { baseUrls, local, overrides: generation.editOverrides };
+}
 
 export function buildEngine(model: ModelName, { generation }: { generation: GenerationSettings }): ImageEngine {
   const routes = generation.chains[model];
@@ -25,6 +35,7 @@ export function buildEngine(model: ModelName, { generation }: { generation: Gene
   const { credentials, baseUrls } = generation.providers;
   return createChainEngine(model, routes, {
     timeoutMs: generation.timeoutMs,
+    capabilities: capabilitiesOf(generation),
     callFor: (route) => {
       if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
       if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, generation.local);
@@ -46,11 +57,17 @@ export type EngineDescription = {
   configured: boolean;
   /** The whole fallback chain, in order, with each route's recent health. */
   routes: { route: string; failing: boolean }[];
+  /** What some configured route takes: text, an image, an image with a mask. */
+  inputs: InputKind[];
 };
 
 export type Engines = {
   /** The model's engine, built on first use. */
   engineFor(model: ModelName): ImageEngine;
+  /** Refuses (UnsupportedInput) a request no configured route of the model can take; before any quota is taken. */
+  assertTakes(model: ModelName, need: InputKind): void;
+  /** How the first route of the model's chain that takes `need` sizes its output. */
+  sizingFor(model: ModelName, need: InputKind): Sizing;
   /** Every model's chain with its routes' recent health, for /api/status and the console. */
   describe(): EngineDescription[];
   /** The local GPU pools and their servers' health, without their URLs. */
@@ -59,6 +76,7 @@ export type Engines = {
 
 export function createEngines(generation: GenerationSettings): Engines {
   const engines = new Map<ModelName, ImageEngine>();
+  const capabilities = capabilitiesOf(generation);
   return {
     engineFor(model) {
       let engine = engines.get(model);
@@ -68,12 +86,20 @@ export function createEngines(generation: GenerationSettings): Engines {
       }
       return engine;
     },
-    describe: () => MODEL_NAMES.map((name) => describeChain(name, generation.chains[name])),
+    assertTakes: (model, need) => assertModelTakes(model, need, generation.chains, capabilities),
+    sizingFor(model, need) {
+      for (const route of generation.chains[model]) {
+        const variant = variantFor(model, route, need, capabilities);
+        if (variant) return sizingOf(variant);
+      }
+      return sizingOf(generation.chains[model][0]);
+    },
+    describe: () => MODEL_NAMES.map((name) => describeChain(name, generation.chains[name], capabilities)),
     describeGpuPools: () => describeLocalPools(generation.local),
   };
 }
 
-function describeChain(name: ModelName, routes: Route[]): EngineDescription {
+function describeChain(name: ModelName, routes: Route[], capabilities: CapabilityEnv): EngineDescription {
   const ai = routes[0].provider !== PREVIEW_ROUTE;
   return {
     name,
@@ -81,5 +107,6 @@ function describeChain(name: ModelName, routes: Route[]): EngineDescription {
     ai,
     configured: routes.some((r) => r.provider !== PREVIEW_ROUTE),
     routes: routes.map((r) => ({ route: r.id, failing: isRouteFailing(r.id) })),
+    inputs: inputsOf(name, routes, capabilities),
   };
 }

@@ -1,40 +1,10 @@
 // Safe decoding of uploads: sniff the real format, check dimensions from the header, then decode with a pixel cap.
-import sharp, { type Metadata } from "sharp";
-import { ImageTooLarge, InvalidImage } from "@/lib/errors";
-import { ACCEPTED_IMAGE_FORMATS } from "@/lib/schemas/enhance";
+import sharp from "sharp";
+import { InvalidImage } from "@/lib/errors";
 import type { RawImage } from "./types";
 
-const ACCEPTED = new Set<string>([...ACCEPTED_IMAGE_FORMATS, "heif"]);
-
-export type Probe = { format: string; width: number; height: number };
-
-/** Reads only the header. Rejects non-images, SVG (whatever the Content-Type said) and pixel bombs. */
-export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Probe> {
-  if (bytes.length === 0) throw new InvalidImage("The image file is empty.");
-  let meta: Metadata;
-  try {
-    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
-  } catch {
-    throw new InvalidImage("The file is not a readable PNG, JPEG, WebP, AVIF or GIF image.");
-  }
-  // heif covers AVIF (and HEIC where libheif can decode it).
-  if (!meta.format || !ACCEPTED.has(meta.format) || !meta.width || !meta.height) {
-    throw new InvalidImage("The file is not a PNG, JPEG, WebP, AVIF or GIF image.");
-  }
-  const frames = meta.pages ?? 1;
-  if (
-    meta.width * meta.height > maxPixels ||
-    (frames > 1 && meta.width * (meta.pageHeight ?? meta.height) > maxPixels)
-  ) {
-    throw new ImageTooLarge(`The image must be at most ${maxPixels / 1_000_000} megapixels.`);
-  }
-  const rotated = (meta.orientation ?? 1) >= 5;
-  return {
-    format: meta.format,
-    width: rotated ? meta.height : meta.width,
-    height: rotated ? meta.width : meta.height,
-  };
-}
+// The header probe is shared with generate's image input, so it lives with the images.
+export { type Probe, probeImage } from "@/lib/images/probe";
 
 /** Decodes the first frame with EXIF orientation applied; truncated or corrupt data is invalid_image. */
 export async function decodeImage(bytes: Buffer, maxPixels: number): Promise<RawImage> {

@@ -10,7 +10,13 @@ import { type Bucket, emptyUsage, type QuotaCounters, secondsUntil, type Take, t
 import { ApiError } from "@/lib/schemas/api-error";
 
 /** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
-export type UsageNote = { model?: string; engine?: string };
+export type UsageNote = {
+  model?: string;
+  engine?: string;
+  /** Images made and images that failed, when a request asked for several: each is one unit in the history. */
+  made?: number;
+  failedImages?: number;
+};
 
 /** One bucket a unit is counted on, and what a caller is told when it is used up. */
 type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiError };
@@ -27,20 +33,31 @@ export class Quota {
     private readonly abandoned: () => boolean,
   ) {}
 
-  /** Takes one unit from every charge, or none: the first one used up refunds the others and is thrown as 429. */
-  take(): Promise<Usage> {
+  /**
+   * Takes `units` units (one per image) from every charge, or none: the first charge that cannot give them all
+   * refunds everything taken and is thrown as 429, so a caller with fewer left than it asked for uses nothing.
+   */
+  take(units = 1): Promise<Usage> {
     return withSpan("darkroom.quota_take", { "darkroom.bucket": this.charges[0]?.bucket.name ?? "" }, async () => {
-      for (const charge of this.charges) {
-        const take = await this.store.take(charge.bucket, charge.identity);
-        if (charge === this.charges[0]) this.current = take;
-        if (!take.ok) {
-          await this.refund();
-          throw charge.refusal(take);
+      for (let unit = 0; unit < units; unit++) {
+        for (const charge of this.charges) {
+          const take = await this.store.take(charge.bucket, charge.identity);
+          if (charge === this.charges[0]) this.current = take;
+          if (!take.ok) {
+            await this.refund();
+            throw charge.refusal(take);
+          }
+          this.taken.push({ charge, take });
         }
-        this.taken.push({ charge, take });
       }
       return this.usage();
     });
+  }
+
+  /** Gives back `units` of the units taken (images that failed while others were made). */
+  async giveBack(units: number): Promise<Usage> {
+    if (units > 0) await this.refund(this.taken.length - units * this.charges.length);
+    return this.usage();
   }
 
   /** What the route learned of the work (model, engine), for the usage history. */
@@ -102,13 +119,24 @@ export class Quota {
     return (await this.read().catch(() => null)) ?? emptyUsage(this.charges[0].bucket);
   }
 
-  private async refund(): Promise<void> {
-    const held = this.heldUnits();
-    const taken = this.taken.splice(0);
-    await refundUnits(this.store, held);
-    const primary = taken.find((t) => t.charge === this.charges[0]);
-    if (primary && this.current) {
-      this.current = { ...this.current, used: this.current.used - 1, remaining: this.current.remaining + 1 };
+  /** Refunds what was taken from position `from` on (all of it by default). */
+  private async refund(from = 0): Promise<void> {
+    const taken = this.taken.splice(Math.max(0, from));
+    await refundUnits(
+      this.store,
+      taken.map(({ charge, take }) => ({
+        bucket: charge.bucket,
+        identity: charge.identity,
+        windowStart: take.windowStart,
+      })),
+    );
+    const primary = taken.filter((t) => t.charge === this.charges[0]).length;
+    if (primary > 0 && this.current) {
+      this.current = {
+        ...this.current,
+        used: this.current.used - primary,
+        remaining: this.current.remaining + primary,
+      };
     }
   }
 }

@@ -86,6 +86,17 @@ export function openUpstashImageStore(redis: RedisClient): ImageStore {
         ),
       );
     },
+    async find(id, owner, { now, cutoff }) {
+      const [stored, leased] = await call("find", () =>
+        Promise.all([redis.hget<string>(RECORDS, id), redis.hget<string>(LEASES, id)]),
+      );
+      // The client may hand back the JSON tail parsed; the record is always stored as one string.
+      const record = decode(typeof stored === "string" ? stored : null);
+      if (!record || record.owner !== owner || leased !== null) return null;
+      if ((record.expiresAt !== null && record.expiresAt <= now) || (cutoff !== null && record.createdAt <= cutoff))
+        return null;
+      return record;
+    },
     async list(owner, { now, cutoff, limit, after }) {
       const raw = await call("list", () =>
         scripts.list.exec(

@@ -24,7 +24,10 @@ export type RequestRecord = {
   seconds: number;
 };
 
-/** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
+/**
+ * Counts one request (one line per unit when it made several images, and one failed line per image that failed);
+ * for work that finishes outside the request (async jobs) too. Never throws.
+ */
 export async function recordRequest(svc: { usage: UsageHistory }, r: RequestRecord): Promise<void> {
   const labels = {
     kind: r.endpoint,
@@ -33,16 +36,21 @@ export async function recordRequest(svc: { usage: UsageHistory }, r: RequestReco
     outcome: r.outcome,
   };
   observeJob(labels, r.seconds);
+  const event = {
+    at: r.at ?? Date.now(),
+    plan: r.caller.plan,
+    keyId: r.caller.plan === "pro" ? (r.caller.keyId ?? null) : null,
+    endpoint: r.endpoint,
+    model: r.note.model ?? "",
+    engine: r.note.engine ?? "",
+  };
+  const succeeded = r.outcome === "succeeded" ? Math.max(1, r.note.made ?? 1) : 0;
+  const outcomes = [
+    ...Array<UsageOutcome>(succeeded).fill("succeeded"),
+    ...Array<UsageOutcome>(r.outcome === "succeeded" ? (r.note.failedImages ?? 0) : 0).fill("failed"),
+  ];
   try {
-    await svc.usage.record({
-      at: r.at ?? Date.now(),
-      plan: r.caller.plan,
-      keyId: r.caller.plan === "pro" ? (r.caller.keyId ?? null) : null,
-      endpoint: r.endpoint,
-      model: r.note.model ?? "",
-      engine: r.note.engine ?? "",
-      outcome: r.outcome,
-    });
+    for (const outcome of outcomes.length > 0 ? outcomes : [r.outcome]) await svc.usage.record({ ...event, outcome });
   } catch (err) {
     log.warn("usage history: a request was not recorded", { endpoint: r.endpoint, ...describeError(err) });
   }
@@ -89,7 +97,8 @@ export function recordJob(svc: { usage: UsageHistory }, job: JobRecord): Promise
   return recordRequest(svc, {
     endpoint: job.kind,
     caller: { plan, keyId },
-    note: { model, engine },
+    // Each image a job made is one unit in the history.
+    note: { model, engine, made: Array.isArray(job.result?.images) ? job.result.images.length : undefined },
     outcome: outcomeOf(status),
     at: Date.parse(job.finished_at ?? "") || Date.now(),
     seconds: Math.max(0, Date.parse(job.finished_at ?? "") - Date.parse(job.started_at ?? job.created_at)) / 1000 || 0,
