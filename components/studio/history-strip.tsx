@@ -1,5 +1,5 @@
 // The history strip: the last 24 results in this browser (or, with a Pro key, the key's images from any device),
-// each with its prompt, settings and expiry, and Reuse settings / Delete.
+// each with its prompt, settings and expiry, and Reuse settings / Edit / Delete.
 "use client";
 import type { ReactNode } from "react";
 import { ClearHistoryButton } from "@/components/ui/clear-history-button";
@@ -15,6 +15,8 @@ type Props = {
   source: "browser" | "key";
   onSelect: (item: HistoryItem) => void;
   onReuse: (item: HistoryItem) => void;
+  /** Opens the image in Edit mode. */
+  onEdit: (item: HistoryItem) => void;
   onDelete: (item: HistoryItem) => void;
   /** The id being deleted, if any. */
   deleting: string | null;
@@ -29,7 +31,8 @@ type Props = {
 const smallButton = `${secondaryButton} px-2 py-1 text-xs`;
 
 export function HistoryStrip(props: Props) {
-  const { items, currentId, source, onSelect, onReuse, onDelete, deleting, onClear, onLoadMore, loading } = props;
+  const { items, currentId, source, onSelect, onReuse, onEdit, onDelete, deleting, onClear, onLoadMore, loading } =
+    props;
   return (
     <section aria-labelledby="history-heading" className="mt-8">
       <div className="flex items-baseline justify-between gap-2">
@@ -79,7 +82,7 @@ export function HistoryStrip(props: Props) {
                     {item.prompt}
                   </span>
                   <span className="mt-0.5 line-clamp-2 text-[11px] text-stone-600 dark:text-stone-400">
-                    {item.model} · {item.style} · {item.ratio}
+                    {item.model} · {item.style} · {item.edit ? `edit ${item.edit.strength}` : item.ratio}
                     {item.seed !== undefined && ` · seed ${item.seed}`}
                   </span>
                 </button>
@@ -93,6 +96,15 @@ export function HistoryStrip(props: Props) {
                     data-testid="reuse"
                   >
                     Reuse settings
+                  </button>
+                  <button
+                    type="button"
+                    className={smallButton}
+                    onClick={() => onEdit(item)}
+                    aria-label={`Edit image: ${item.prompt}`}
+                    data-testid="history-edit"
+                  >
+                    Edit
                   </button>
                   {canDelete && (
                     <button
