@@ -37,7 +37,8 @@ type Props = {
 };
 
 // The marks are drawn opaque and the layer is shown translucent, so overlapping strokes do not darken.
-const MARK_COLOR = "#f97316";
+// Magenta: rare in photos, so the marks stand out on skin, sky and foliage alike.
+const MARK_COLOR = "#e11d9c";
 const TOOLS = [
   { value: "paint" as BrushMode, label: "Brush" },
   { value: "erase" as BrushMode, label: "Eraser" },
@@ -153,7 +154,7 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
           ref={canvasRef}
           width={size.width}
           height={size.height}
-          className={`absolute inset-0 size-full touch-none opacity-55 ${disabled ? "cursor-not-allowed" : "cursor-crosshair"}`}
+          className={`absolute inset-0 size-full touch-none opacity-60 ${disabled ? "cursor-not-allowed" : "cursor-crosshair"}`}
           aria-label="Mask: paint over the areas to change"
           aria-describedby="mask-status"
           role="img"

@@ -320,32 +320,43 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         </p>
       )}
 
-      <div className="mt-6 grid gap-6 lg:grid-cols-12">
-        <form onSubmit={onSubmit} noValidate className="space-y-6 lg:col-span-5" aria-label="Generate an image">
-          <ModeSwitch
-            value={mode}
-            onChange={(m) => {
-              setMode(m);
-              setEditProblem(null);
-            }}
-          />
-          {mode === "edit" && (
-            <div ref={editRef} className="scroll-mt-4">
-              <EditPanel
-                source={edit.source?.image ?? null}
-                sourceLabel={edit.source?.label ?? ""}
-                onFile={(file) => void openEdit({ file })}
-                onRemove={edit.clear}
-                limits={limits}
-                loading={edit.loading}
-                error={edit.error ?? editProblem}
-                busy={startedAt !== null}
-                strength={strength}
-                onStrength={setStrength}
-                maskRef={maskRef}
-              />
-            </div>
-          )}
+      <div className="mt-6 max-w-md">
+        <ModeSwitch
+          value={mode}
+          onChange={(m) => {
+            setMode(m);
+            setEditProblem(null);
+          }}
+        />
+      </div>
+
+      {/* In Edit mode the painter comes first on phones, and sits big on the right above the results on wide screens. */}
+      <div
+        className={`mt-6 grid gap-6 lg:grid-cols-12 lg:items-start ${mode === "edit" ? "lg:grid-rows-[auto_1fr]" : ""}`}
+      >
+        {mode === "edit" && (
+          <div ref={editRef} className="scroll-mt-4 lg:col-span-7 lg:col-start-6 lg:row-start-1">
+            <EditPanel
+              source={edit.source?.image ?? null}
+              sourceLabel={edit.source?.label ?? ""}
+              onFile={(file) => void openEdit({ file })}
+              onRemove={edit.clear}
+              limits={limits}
+              loading={edit.loading}
+              error={edit.error ?? editProblem}
+              busy={startedAt !== null}
+              strength={strength}
+              onStrength={setStrength}
+              maskRef={maskRef}
+            />
+          </div>
+        )}
+        <form
+          onSubmit={onSubmit}
+          noValidate
+          className={`space-y-6 lg:col-span-5 lg:col-start-1 lg:row-start-1 ${mode === "edit" ? "lg:row-span-2" : ""}`}
+          aria-label={mode === "edit" ? "Edit the image" : "Generate an image"}
+        >
           <PromptField
             value={prompt}
             onChange={(v) => {
@@ -380,7 +391,10 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
             error={seedError}
           />
         </form>
-        <div ref={resultRef} className="lg:col-span-7">
+        <div
+          ref={resultRef}
+          className={`lg:col-span-7 lg:col-start-6 ${mode === "edit" ? "lg:row-start-2" : "lg:row-start-1"}`}
+        >
           <div className="lg:sticky lg:top-4">
             <ResultPanel
               items={batch}
