@@ -375,7 +375,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
             {error && <ErrorNotice error={error} quota={quota} noun="generations" onRetry={() => void generate()} />}
             {canceled && <CancelNotice kind="generate" started={canceled.started} />}
           </div>
-          <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-1 xl:grid-cols-2">
+          <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-1">
             <CountPicker value={count} onChange={setCount} />
             <FormatPicker value={format} onChange={setFormat} />
           </div>
