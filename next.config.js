@@ -8,6 +8,8 @@ module.exports = {
   // Nothing uses next/image: with the optimizer off, /_next/image answers 404 instead of fetching and resizing
   // arbitrary local paths (or, if patterns were ever added, remote URLs) on anyone's behalf.
   images: { unoptimized: true, remotePatterns: [], localPatterns: [] },
+  // The operator guides served by app/docs/guides/[slug] are read from docs/ at request time.
+  outputFileTracingIncludes: { "/docs/guides/[slug]": ["./docs/*.md"] },
   serverExternalPackages: ["better-sqlite3", "sharp", "busboy", "onnxruntime-node", "ws"],
   // Type checking runs once in `npm test` (tests/unit/typecheck.test.ts); `npm start` need not repeat it.
   // Next appends each distDir to its tsconfig's include; it gets a generated, git-ignored one that extends

@@ -6,6 +6,7 @@ import path from "node:path";
 import { z } from "zod";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
+import type { CapabilityEnv } from "@/lib/engines/capabilities";
 import { type LocalEnv, pickWorkflowVars, readLocalSettings } from "@/lib/engines/local/settings";
 import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
 import { normalizeHost } from "@/lib/webhooks/url";
@@ -19,6 +20,9 @@ const optionalText = z
   .string()
   .optional()
   .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+/** MODEL_*_IMAGE and MODEL_*_MASK: `provider:model-id` entries naming the model a provider edits with. */
+const EDIT_SUFFIXES = ["_IMAGE", "_MASK"] as const;
 
 const envSchema = z
   .object({
@@ -71,7 +75,7 @@ const envSchema = z
     VERCEL: optionalText,
     VERCEL_URL: optionalText,
 
-    // Generation providers: MODEL_* routes, credentials and base-URL overrides (README, "Providers").
+    // Generation providers: MODEL_* routes, credentials and base-URL overrides (docs/providers.md).
     ...providerShape(),
     // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
     JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
@@ -154,7 +158,8 @@ const envSchema = z
     }
     // A bad GPU server URL or workflow file, like a malformed route, must stop start, not fail the first request.
     const local = readLocalOf(env);
-    for (const issue of [...local.issues, ...resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues]) {
+    const chainIssues = resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues;
+    for (const issue of [...local.issues, ...chainIssues, ...editOverrideIssues(env)]) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
@@ -189,12 +194,54 @@ const textOf = (env: ProviderVars, name: string) => (typeof env[name] === "strin
 function providerShape() {
   const httpUrl = optionalText.pipe(z.url({ protocol: /^https?$/ }).optional());
   const shape: Record<string, typeof optionalText | typeof httpUrl> = {};
-  for (const model of MODEL_NAMES) shape[MODELS[model].env] = optionalText;
+  for (const model of MODEL_NAMES) {
+    shape[MODELS[model].env] = optionalText;
+    for (const suffix of EDIT_SUFFIXES) shape[`${MODELS[model].env}${suffix}`] = optionalText;
+  }
   for (const provider of PROVIDERS) {
     shape[PROVIDER_ENV[provider].key] = optionalText;
     shape[PROVIDER_ENV[provider].baseUrl] = httpUrl;
   }
   return shape;
+}
+
+function editOverridesOf(env: ProviderVars): CapabilityEnv["overrides"] {
+  const overrides: NonNullable<CapabilityEnv["overrides"]> = {};
+  for (const model of MODEL_NAMES) {
+    for (const suffix of EDIT_SUFFIXES) {
+      const value = textOf(env, `${MODELS[model].env}${suffix}`);
+      if (!value) continue;
+      const need = suffix === "_IMAGE" ? "image" : "mask";
+      const byProvider: Record<string, string> = {};
+      for (const entry of value.split(",").map((e) => e.trim())) {
+        const colon = entry.indexOf(":");
+        if (colon > 0 && colon < entry.length - 1) byProvider[entry.slice(0, colon)] = entry.slice(colon + 1);
+      }
+      overrides[model] = { ...overrides[model], [need]: byProvider };
+    }
+  }
+  return overrides;
+}
+
+/** Each MODEL_*_IMAGE / MODEL_*_MASK entry must be `provider:model-id` for a provider the service knows. */
+function editOverrideIssues(env: ProviderVars): { variable: string; message: string }[] {
+  const issues: { variable: string; message: string }[] = [];
+  for (const model of MODEL_NAMES) {
+    for (const suffix of EDIT_SUFFIXES) {
+      const variable = `${MODELS[model].env}${suffix}`;
+      for (const entry of (textOf(env, variable) ?? "").split(",").map((e) => e.trim())) {
+        if (entry === "") continue;
+        const [provider, ...rest] = entry.split(":");
+        if (!(PROVIDERS as readonly string[]).includes(provider) || !/^[\w./:-]+$/.test(rest.join(":"))) {
+          issues.push({
+            variable,
+            message: `"${entry}" is not of the form provider:model-id (${PROVIDERS.join(", ")})`,
+          });
+        }
+      }
+    }
+  }
+  return issues;
 }
 
 function modelValuesOf(env: ProviderVars): Partial<Record<ModelName, string>> {
@@ -290,6 +337,8 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       chains: resolveChains(modelValuesOf(env), providerEnvOf(env, local)).chains,
       providers: providerEnvOf(env, local),
       local: local.settings,
+      /** The operator's MODEL_*_IMAGE / MODEL_*_MASK edit models. */
+      editOverrides: editOverridesOf(env),
     },
     webhookAllowHosts: env.WEBHOOK_ALLOW_HOSTS ?? [],
     admin: env.ADMIN_TOKEN ? { token: env.ADMIN_TOKEN } : undefined,

@@ -65,6 +65,12 @@ export class WorkAborted extends DomainError {
 /** The upload is not an image we can read; the message is safe to show. */
 export class InvalidImage extends DomainError {}
 
+/** The mask cannot be read, or marks nothing to change; the message is safe to show. */
+export class InvalidMask extends DomainError {}
+
+/** No configured route of the model takes the request's inputs; the message names the models that do. */
+export class UnsupportedInput extends DomainError {}
+
 /** The upload is larger than the configured bytes or pixels; the message is safe to show. */
 export class ImageTooLarge extends DomainError {}
 

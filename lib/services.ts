@@ -187,10 +187,11 @@ function recordJob(svc: Pick<Services, "usage">, job: JobRecord): Promise<void> 
         ? 499
         : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
   const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
+  const made = Array.isArray(job.result?.images) ? job.result.images.length : undefined;
   return recordRequest(svc, {
     endpoint: job.kind,
     caller: { plan, keyId },
-    note: { model, engine },
+    note: { model, engine, made },
     outcome: outcomeOf(status),
     at: Date.parse(job.finished_at ?? "") || Date.now(),
   });

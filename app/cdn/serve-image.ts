@@ -1,5 +1,6 @@
 // What GET and HEAD /cdn/<file> answer, in Web types: used by server.ts, which serves these paths itself (Next drops
 // Content-Length from route handler responses), and by the route handler behind it.
+import { formatOfExtension, OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { isLocalImageId } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 
@@ -21,7 +22,10 @@ export async function replyWithImage(
   file: string,
   req: { method: "GET" | "HEAD"; ifNoneMatch: string | null },
 ): Promise<ImageReply> {
-  const id = /^([a-f0-9]{32})\.png$/.exec(file)?.[1];
+  const match = /^([a-f0-9]{32})\.([a-z]+)$/.exec(file);
+  const format = match ? formatOfExtension(match[2]) : undefined;
+  // PNG ids predate formats and carry no extension; the others carry theirs.
+  const id = match && format ? (format === "png" ? match[1] : file) : undefined;
   // Opened before any header is decided, so a 200 or 304 is only ever sent for an image that exists.
   const image = id && isLocalImageId(id) ? await storage.openPng(id) : null;
   if (!id || !image) {
@@ -30,7 +34,7 @@ export async function replyWithImage(
     return { status: 404, headers: { ...headers, "Content-Type": "application/json" }, body: NOT_FOUND_BODY };
   }
   // Every stored image has its own random id and never changes, so the id is a strong validator.
-  const etag = `"${id}"`;
+  const etag = `"${match?.[1]}"`;
   const headers: Record<string, string> = {
     "Cache-Control": IMMUTABLE,
     ETag: etag,
@@ -41,7 +45,7 @@ export async function replyWithImage(
     await image.stream.cancel();
     return { status: 304, headers, body: null };
   }
-  headers["Content-Type"] = "image/png";
+  headers["Content-Type"] = OUTPUT_FORMATS[format ?? "png"].contentType;
   headers["Content-Length"] = String(image.size);
   if (req.method === "HEAD") {
     await image.stream.cancel();

@@ -6,6 +6,7 @@ import { AsyncSection } from "@/components/docs/async-section";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
+import { GuidesSection } from "@/components/docs/guides-section";
 import { ImageInputSection } from "@/components/docs/image-input-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
@@ -27,6 +28,7 @@ const TOC = [
   ["limits", "Limits"],
   ["errors", "Errors"],
   ["headers", "Headers"],
+  ["guides", "Operator guides"],
 ];
 
 export default async function DocsPage() {
@@ -162,6 +164,8 @@ export default async function DocsPage() {
           </h2>
           <HeadersTable />
         </section>
+
+        <GuidesSection />
       </div>
     </div>
   );

@@ -16,6 +16,13 @@ export const ERROR_CODES = {
     status: 400,
     message: "webhook_url must be an https URL that points at a public address, and needs a Pro key.",
   },
+  invalid_n: { status: 400, message: "n must be an integer from 1 to 4." },
+  invalid_output_format: {
+    status: 400,
+    message: "output_format must be png, jpeg, webp or avif, and output_quality an integer from 1 to 100.",
+  },
+  invalid_mask: { status: 400, message: "The mask must be a PNG, JPEG or WebP image sent with an image." },
+  unsupported_input: { status: 400, message: "This model has no configured route that takes this input." },
   image_too_large: { status: 413, message: "The image is too large." },
   unauthorized: { status: 401, message: "A valid API key is required." },
   content_filtered: {

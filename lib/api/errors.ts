@@ -6,12 +6,14 @@ import {
   GenerationFailed,
   ImageTooLarge,
   InvalidImage,
+  InvalidMask,
   InvalidWebhookUrl,
   Moderated,
   NotFound,
   QueueFull,
   StorageUnavailable,
   StoreUnavailable,
+  UnsupportedInput,
   WorkAborted,
 } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
@@ -22,12 +24,15 @@ export class ApiError extends Error {
   readonly status: number;
   /** Seconds for Retry-After (429 and 503). */
   readonly retryAfter?: number;
+  /** The one request field a 400 is about, when there is one. */
+  readonly param?: string;
 
-  constructor(code: ErrorCode, message?: string, opts: { retryAfter?: number; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message?: string, opts: { retryAfter?: number; cause?: unknown; param?: string } = {}) {
     super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.retryAfter = opts.retryAfter;
+    this.param = opts.param;
   }
 }
 
@@ -38,7 +43,9 @@ const DEFAULT_BUSY_RETRY_AFTER_S = 30;
 /** The contract's error for anything thrown; what is not a known error is logged and answered as server_error. */
 export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof InvalidImage) return new ApiError("invalid_image", err.message);
+  if (err instanceof InvalidImage) return new ApiError("invalid_image", err.message, { param: "image" });
+  if (err instanceof UnsupportedInput) return new ApiError("unsupported_input", err.message, { param: "model" });
+  if (err instanceof InvalidMask) return new ApiError("invalid_mask", err.message, { param: "mask" });
   if (err instanceof ImageTooLarge) return new ApiError("image_too_large", err.message);
   if (err instanceof Moderated) return new ApiError("content_filtered", err.message);
   if (err instanceof InvalidWebhookUrl) return new ApiError("invalid_webhook_url", err.message);

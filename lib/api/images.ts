@@ -1,4 +1,5 @@
 // The image library's HTTP side: records as the API shows them, the list query and its opaque cursor, the path id.
+import type { OutputFormat } from "@/lib/catalog/output-formats";
 import { effectiveExpiry } from "@/lib/images/library";
 import { IMAGES_DEFAULT_LIMIT, IMAGES_MAX_LIMIT, type ImageJson } from "@/lib/schemas/images";
 import { type ImageRecord, parsePosition } from "@/lib/store/images";
@@ -17,6 +18,8 @@ export function imageJsonOf(record: ImageRecord, retentionDays: number): ImageJs
     expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
     model: record.params.model,
     ...(record.params.engine !== undefined && { engine: record.params.engine }),
+    ...(record.params.format !== undefined && { format: record.params.format as OutputFormat }),
+    ...(record.sourceImageId !== undefined && { source_image_id: record.sourceImageId }),
   };
   const p = record.params;
   if ("prompt" in p) {
@@ -27,6 +30,7 @@ export function imageJsonOf(record: ImageRecord, retentionDays: number): ImageJs
       ratio: p.ratio,
       ...(p.seed !== undefined && { seed: p.seed }),
       ...(p.ai !== undefined && { ai: p.ai }),
+      ...(p.strength !== undefined && { strength: p.strength, masked: p.masked ?? false }),
     };
   }
   return {

@@ -25,17 +25,28 @@ export class Quota {
     private readonly abandoned: () => boolean,
   ) {}
 
-  /** Takes one unit from every charge, or none: the first one used up refunds the others and is thrown as 429. */
-  async take(): Promise<Usage> {
-    for (const charge of this.charges) {
-      const take = await this.store.take(charge.bucket, charge.identity);
-      if (charge === this.charges[0]) this.current = take;
-      if (!take.ok) {
-        await this.refund();
-        throw charge.refusal(take);
+  /**
+   * Takes `units` units (one per image) from every charge, or none: the first charge that cannot give them all
+   * refunds everything taken and is thrown as 429, so a caller with fewer left than it asked for uses nothing.
+   */
+  async take(units = 1): Promise<Usage> {
+    for (let unit = 0; unit < units; unit++) {
+      for (const charge of this.charges) {
+        const take = await this.store.take(charge.bucket, charge.identity);
+        if (charge === this.charges[0]) this.current = take;
+        if (!take.ok) {
+          await this.refund();
+          throw charge.refusal(take);
+        }
+        this.taken.push({ charge, take });
       }
-      this.taken.push({ charge, take });
     }
+    return this.usage();
+  }
+
+  /** Gives back `units` of the units taken (images that failed while others were made). */
+  async giveBack(units: number): Promise<Usage> {
+    if (units > 0) await this.refund(this.taken.length - units * this.charges.length);
     return this.usage();
   }
 
@@ -98,14 +109,19 @@ export class Quota {
     return (await this.read().catch(() => null)) ?? emptyUsage(this.charges[0].bucket);
   }
 
-  private async refund(): Promise<void> {
-    const taken = this.taken.splice(0);
+  /** Refunds what was taken from position `from` on (all of it by default). */
+  private async refund(from = 0): Promise<void> {
+    const taken = this.taken.splice(Math.max(0, from));
     await Promise.all(
       taken.map(({ charge, take }) => this.store.refund(charge.bucket, charge.identity, take.windowStart)),
     );
-    const primary = taken.find((t) => t.charge === this.charges[0]);
-    if (primary && this.current) {
-      this.current = { ...this.current, used: this.current.used - 1, remaining: this.current.remaining + 1 };
+    const primary = taken.filter((t) => t.charge === this.charges[0]).length;
+    if (primary > 0 && this.current) {
+      this.current = {
+        ...this.current,
+        used: this.current.used - primary,
+        remaining: this.current.remaining + primary,
+      };
     }
   }
 }

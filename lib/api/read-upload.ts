@@ -10,6 +10,10 @@ export type Upload = {
   image: Buffer | null;
   /** True when `image` was sent as a plain text field instead of a file. */
   imageWasText: boolean;
+  /** Bytes of the `mask` file part, when the endpoint takes one and it was sent as a file. */
+  mask: Buffer | null;
+  /** True when `mask` was sent as a plain text field instead of a file. */
+  maskWasText: boolean;
   fields: Record<string, string>;
   /** Gives the upload's bytes back to the budget; call once the work that holds them is done. */
   release: () => void;
@@ -19,12 +23,22 @@ const MAX_FIELD_BYTES = 1024;
 // Room for multipart boundaries and the small text fields on top of the file itself.
 const ENVELOPE_BYTES = 64 * 1024;
 
-export async function readUpload(req: Request, maxFileBytes: number, budget: ByteBudget): Promise<Upload> {
+/** The file parts an endpoint reads: enhance takes an image; generate an image and its mask. */
+export type UploadFiles = "image" | "image+mask";
+
+export async function readUpload(
+  req: Request,
+  maxFileBytes: number,
+  budget: ByteBudget,
+  files: UploadFiles = "image",
+): Promise<Upload> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
     throw new ApiError("invalid_request", "Send the image as multipart/form-data.");
   }
-  const maxBody = maxFileBytes + ENVELOPE_BYTES;
+  const takesMask = files === "image+mask";
+  // Each file may reach the limit; the body holds them both.
+  const maxBody = maxFileBytes * (takesMask ? 2 : 1) + ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBody) throw tooLarge(maxFileBytes);
   if (!req.body) throw new ApiError("invalid_image", "The image field is missing.");
@@ -44,7 +58,14 @@ export async function readUpload(req: Request, maxFileBytes: number, budget: Byt
   const source = Readable.fromWeb(req.body as unknown as NodeWebStream<Uint8Array>);
   try {
     return await new Promise<Upload>((resolve, reject) => {
-      const result: Upload = { image: null, imageWasText: false, fields: {}, release };
+      const result: Upload = {
+        image: null,
+        imageWasText: false,
+        mask: null,
+        maskWasText: false,
+        fields: {},
+        release,
+      };
       let failed = false;
       let received = 0;
       const fail = (err: ApiError) => {
@@ -61,20 +82,28 @@ export async function readUpload(req: Request, maxFileBytes: number, budget: Byt
         if (received > maxBody) fail(tooLarge(maxFileBytes));
       });
       parser.on("file", (name, stream) => {
-        if (name !== "image" || result.image) {
+        const part = name === "image" || (takesMask && name === "mask") ? name : null;
+        if (!part || result[part]) {
           stream.resume();
           return;
         }
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
-        stream.on("limit", () => fail(tooLarge(maxFileBytes)));
+        stream.on("limit", () =>
+          fail(
+            part === "mask"
+              ? new ApiError("invalid_mask", tooLarge(maxFileBytes).message.replace("image", "mask"), { param: "mask" })
+              : tooLarge(maxFileBytes),
+          ),
+        );
         stream.on("end", () => {
-          if (!failed) result.image = Buffer.concat(chunks);
+          if (!failed) result[part] = Buffer.concat(chunks);
         });
       });
       parser.on("field", (name, value, info) => {
         if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
         if (name === "image") result.imageWasText = true;
+        else if (takesMask && name === "mask") result.maskWasText = true;
         else if (!(name in result.fields)) result.fields[name] = value;
       });
       parser.on("partsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many parts.")));

@@ -7,7 +7,13 @@ import type { Services } from "@/lib/services";
 import type { UsageOutcome } from "@/lib/store/usage-history";
 
 /** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
-export type UsageNote = { model?: string; engine?: string };
+export type UsageNote = {
+  model?: string;
+  engine?: string;
+  /** Images made and images that failed, when a request asked for several: each is one unit in the history. */
+  made?: number;
+  failedImages?: number;
+};
 
 export function outcomeOf(status: number): UsageOutcome {
   if (status < 400) return "succeeded";
@@ -22,18 +28,26 @@ export type RequestRecord = {
   at?: number;
 };
 
-/** Counts one request; for work that finishes outside the request (async jobs) too. Never throws. */
+/**
+ * Counts one request (one line per unit when it made several images, and one failed line per image that failed);
+ * for work that finishes outside the request (async jobs) too. Never throws.
+ */
 export async function recordRequest(svc: Pick<Services, "usage">, r: RequestRecord): Promise<void> {
+  const event = {
+    at: r.at ?? Date.now(),
+    plan: r.caller.plan,
+    keyId: r.caller.plan === "pro" ? (r.caller.keyId ?? null) : null,
+    endpoint: r.endpoint,
+    model: r.note.model ?? "",
+    engine: r.note.engine ?? "",
+  };
+  const succeeded = r.outcome === "succeeded" ? Math.max(1, r.note.made ?? 1) : 0;
+  const outcomes = [
+    ...Array<UsageOutcome>(succeeded).fill("succeeded"),
+    ...Array<UsageOutcome>(r.outcome === "succeeded" ? (r.note.failedImages ?? 0) : 0).fill("failed"),
+  ];
   try {
-    await svc.usage.record({
-      at: r.at ?? Date.now(),
-      plan: r.caller.plan,
-      keyId: r.caller.plan === "pro" ? (r.caller.keyId ?? null) : null,
-      endpoint: r.endpoint,
-      model: r.note.model ?? "",
-      engine: r.note.engine ?? "",
-      outcome: r.outcome,
-    });
+    for (const outcome of outcomes.length > 0 ? outcomes : [r.outcome]) await svc.usage.record({ ...event, outcome });
   } catch (err) {
     log.warn("usage history: a request was not recorded", { endpoint: r.endpoint, ...describeError(err) });
   }

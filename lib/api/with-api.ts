@@ -108,7 +108,12 @@ export function errorResponse(err: unknown, requestId: string, usage?: Usage): R
   const apiError = toApiError(err, requestId);
   const body: ErrorBody = {
     success: false,
-    error: { code: apiError.code, message: apiError.message, request_id: requestId },
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      ...(apiError.param !== undefined && { param: apiError.param }),
+      request_id: requestId,
+    },
   };
   return respond(apiError.status, body, requestId, usage, apiError.retryAfter);
 }

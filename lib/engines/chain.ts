@@ -1,7 +1,9 @@
 // Runs a model's fallback chain so one provider's outage, timeout or bad answer falls through to the next route.
 import type { ModelName } from "@/lib/catalog/models";
+import { inputNeeded } from "@/lib/catalog/route-inputs";
 import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { type CapabilityEnv, variantFor } from "./capabilities";
 import { classifyFailure, type Failure } from "./failures";
 import { recordOutcome } from "./health";
 import { normalizeImage } from "./normalize";
@@ -13,6 +15,8 @@ import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
 export type ChainDeps = {
   timeoutMs: number;
   callFor: (route: Route) => ProviderCall;
+  /** What decides which routes take an image or a mask, and the sibling route they switch to. */
+  capabilities: CapabilityEnv;
 };
 
 const DEFAULT_BUSY_RETRY_AFTER = 30;
@@ -20,14 +24,27 @@ const DEFAULT_BUSY_RETRY_AFTER = 30;
 /** Moderation stops the chain; an exhausted chain answers busy (all at capacity) or generation_failed. Provider text only reaches logs. */
 export function createChainEngine(model: ModelName, routes: Route[], deps: ChainDeps): ImageEngine {
   const calls = new Map(routes.filter((r) => r.provider !== PREVIEW_ROUTE).map((r) => [r.id, deps.callFor(r)]));
+  // Edit siblings (Kontext, Fill, img2img workflows) are built the first time a request needs them.
+  const callOf = (route: Route) => {
+    const built = calls.get(route.id);
+    if (built) return built;
+    const call = deps.callFor(route);
+    calls.set(route.id, call);
+    return call;
+  };
   return {
     id: routes[0].id,
     ai: routes[0].provider !== PREVIEW_ROUTE,
     async generate(job: GenerateJob): Promise<GeneratedImage> {
       const failures: Failure[] = [];
-      for (const route of routes) {
-        const call = calls.get(route.id);
-        if (!call) return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
+      const need = inputNeeded({ image: job.input, mask: job.input?.mask });
+      // A chain skips the routes that cannot take the request; the route layer refused it when none can.
+      const able = routes.flatMap((r) => variantFor(model, r, need, deps.capabilities) ?? []);
+      for (const route of able) {
+        if (route.provider === PREVIEW_ROUTE) {
+          return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
+        }
+        const call = callOf(route);
         job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
         const started = performance.now();
         const outcome = await attemptRoute(call, job, deps.timeoutMs);

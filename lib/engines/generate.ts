@@ -1,14 +1,21 @@
-// Runs one generation: engine → checks → durable storage, before any URL is handed out.
+// Runs one generation request: n images (each with its own seed), engine → checks → mask → format → durable
+// storage, before any URL is handed out.
+import crypto from "node:crypto";
 import sharp from "sharp";
-import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
+import { type ImageSize, MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
+import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
+import { inputNeeded } from "@/lib/catalog/route-inputs";
 import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { DomainError, GenerationFailed } from "@/lib/errors";
+import { composite, decodeEditImage, decodeMask, type EditInput, probeEditImage } from "@/lib/images/edit-input";
+import { encodeOutput } from "@/lib/images/encode";
 import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
-import { engineFor } from "./index";
-import type { WorkProgress } from "./types";
+import { engineFor, sizingFor } from "./index";
+import { nearestRatio, sizeForImage } from "./sizing";
+import type { GenerateJob, ImageEngine, WorkProgress } from "./types";
 
 export type GenerateInput = {
   prompt: string;
@@ -17,6 +24,19 @@ export type GenerateInput = {
   ratio: Ratio;
   seed?: number;
   negativePrompt?: string;
+  /** How many images, 1 to 4; each is one unit and gets its own seed. */
+  n?: number;
+  output?: OutputEncoding;
+  /** An edit, decoded by prepareEdit: the image at its output size, its mask and strength. */
+  edit?: PreparedEdit;
+};
+
+export type PreparedEdit = {
+  input: EditInput;
+  /** The answer's ratio: the one asked for, else the published ratio nearest the output. */
+  ratio: Ratio;
+  /** The library image it came from (`image_id`). */
+  sourceImageId?: string;
 };
 
 export type GenerateDeps = RecordDeps & {
@@ -50,27 +70,93 @@ export type GeneratedResult = {
   deleteToken: string;
 };
 
-export async function generateImage(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedResult> {
-  const size = MODELS[input.model].sizes[input.ratio];
-  const engine = engineFor(input.model);
-  const job = {
-    prompt: input.prompt,
-    styledPrompt: applyStyle(input.style, input.prompt),
-    model: input.model,
-    style: input.style,
-    ratio: input.ratio,
-    width: size.width,
-    height: size.height,
-    seed: input.seed,
-    negativePrompt: input.negativePrompt,
-    requestId: deps.requestId,
-    signal: deps.signal,
-    onProgress: deps.onProgress,
-  };
+/** The images made, in order, and how many failed (their units go back). */
+export type GeneratedBatch = { images: GeneratedResult[]; failed: number };
 
+/**
+ * Decodes an edit's inputs once the quota is taken: the header first (a pixel bomb is 413 before decoding), then
+ * the image at its output size (the image's aspect where the route allows any size, the nearest fixed size
+ * otherwise; an explicit ratio wins), then the mask scaled to it.
+ */
+export async function prepareEdit(
+  upload: { image: Buffer; mask?: Buffer; strength: number; sourceImageId?: string },
+  request: { model: ModelName; ratio?: Ratio },
+  maxPixels: number,
+): Promise<PreparedEdit> {
+  const probe = await probeEditImage(upload.image, maxPixels);
+  const model = MODELS[request.model];
+  const square = model.sizes["1:1"];
+  const size: ImageSize = request.ratio
+    ? model.sizes[request.ratio]
+    : sizeForImage(sizingFor(request.model, inputNeeded(upload)), probe, square.width * square.height);
+  const { rgb, png } = await decodeEditImage(upload.image, size, maxPixels);
+  const mask = upload.mask ? await decodeMask(upload.mask, size, maxPixels) : undefined;
+  return {
+    input: { png, rgb, width: size.width, height: size.height, mask, strength: upload.strength },
+    ratio: request.ratio ?? nearestRatio(size),
+    sourceImageId: upload.sourceImageId,
+  };
+}
+
+/** Seeds per image: the caller's seed and the ones after it, else the engine's choice for the first and fresh ones. */
+export function seedsFor(seed: number | undefined, n: number): (number | undefined)[] {
+  return Array.from({ length: n }, (_, i) => {
+    if (seed !== undefined) return (seed + i) % 2 ** 32;
+    return i === 0 ? undefined : crypto.randomInt(0, 2 ** 32);
+  });
+}
+
+export async function generateImages(input: GenerateInput, deps: GenerateDeps): Promise<GeneratedBatch> {
+  const edit = input.edit;
+  const size = edit ? { width: edit.input.width, height: edit.input.height } : MODELS[input.model].sizes[input.ratio];
+  const engine = engineFor(input.model);
+  let started: Promise<void> | undefined;
+  // Once per request, whichever image leaves the queue first.
+  const onStart = () => (started ??= Promise.resolve(deps.onStart?.()));
+  const seeds = seedsFor(input.seed, input.n ?? 1);
+  const settled = await Promise.allSettled(
+    seeds.map((seed) =>
+      generateOne(
+        engine,
+        input,
+        deps,
+        {
+          prompt: input.prompt,
+          styledPrompt: applyStyle(input.style, input.prompt),
+          model: input.model,
+          style: input.style,
+          ratio: edit?.ratio ?? input.ratio,
+          width: size.width,
+          height: size.height,
+          seed,
+          negativePrompt: input.negativePrompt,
+          input: edit?.input,
+          requestId: deps.requestId,
+          signal: deps.signal,
+          onProgress: deps.onProgress,
+        },
+        onStart,
+      ),
+    ),
+  );
+  const images = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
+  const failed = settled.length - images.length;
+  if (failed > 0)
+    log.warn("some images of a request failed", { request_id: deps.requestId, failed, made: images.length });
+  return { images, failed };
+}
+
+async function generateOne(
+  engine: ImageEngine,
+  input: GenerateInput,
+  deps: GenerateDeps,
+  job: GenerateJob,
+  onStart: () => Promise<void>,
+): Promise<GeneratedResult> {
   const image = await deps.queue.run(
     async () => {
-      await deps.onStart?.();
+      await onStart();
       try {
         return await engine.generate(job);
       } catch (err) {
@@ -88,16 +174,36 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     log.error("engine returned a malformed image", { request_id: deps.requestId, engine: engine.id });
     throw new GenerationFailed("malformed image");
   }
-  const seed = image.seed ?? input.seed;
+  const output = input.output ?? DEFAULT_OUTPUT;
+  const png = job.input?.mask ? await keepMasked(image.png, job.input) : image.png;
+  const bytes = await encodeOutput(png, output);
+  const seed = image.seed ?? job.seed;
   const engineId = image.engine ?? engine.id;
   const ai = image.ai ?? engine.ai;
-  const { prompt, model, style, ratio } = input;
-  const params = { prompt, model, style, ratio, seed, engine: engineId, ai };
+  const { prompt, model, style } = input;
+  const params = {
+    prompt,
+    model,
+    style,
+    ratio: job.ratio,
+    seed,
+    engine: engineId,
+    ai,
+    ...(job.input && { strength: job.input.strength, masked: Boolean(job.input.mask) }),
+    ...(output.format !== "png" && { format: output.format }),
+  };
   const stored = await storeImage(
     deps.storage,
-    image.png,
+    bytes,
     deps.origin,
-    { kind: "generate", params, width: image.width, height: image.height },
+    {
+      kind: "generate",
+      params,
+      width: image.width,
+      height: image.height,
+      format: output.format,
+      sourceImageId: input.edit?.sourceImageId,
+    },
     deps,
   );
   return {
@@ -111,4 +217,13 @@ export async function generateImage(input: GenerateInput, deps: GenerateDeps): P
     expiresAt: stored.expiresAt,
     deleteToken: stored.deleteToken,
   };
+}
+
+/** The engine's image where the mask says change, the caller's image where it says keep. */
+async function keepMasked(png: Buffer, input: EditInput): Promise<Buffer> {
+  const result = await sharp(png).removeAlpha().raw().toBuffer();
+  const mixed = composite(input.rgb, result, input.mask);
+  return sharp(mixed, { raw: { width: input.width, height: input.height, channels: 3 } })
+    .png({ compressionLevel: 3, adaptiveFiltering: false })
+    .toBuffer();
 }

@@ -1,6 +1,7 @@
 // The generation engine interface: the preview renderer and every provider route implement it.
 import type { ModelName, Ratio } from "@/lib/catalog/models";
 import type { StyleName } from "@/lib/catalog/styles";
+import type { EditInput } from "@/lib/images/edit-input";
 
 export type GenerateJob = {
   /** The caller's prompt, already validated (1–400 code points) and filtered. */
@@ -14,6 +15,8 @@ export type GenerateJob = {
   height: number;
   seed?: number;
   negativePrompt?: string;
+  /** Image-to-image or inpainting: the image at width×height, its canonical mask, and the strength. */
+  input?: EditInput;
   requestId: string;
   signal: AbortSignal;
   /** Reports what the engine is doing: provider state while polling, or the step fraction where steps are known. */

@@ -1,7 +1,9 @@
 // Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
+import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
 import type { WorkProgress } from "@/lib/engines/types";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
+import { encodeOutput } from "@/lib/images/encode";
 import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
@@ -11,7 +13,14 @@ import { runEnhanceEngine } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
 import type { ModelChoice } from "./types";
 
-export type EnhanceInput = { bytes: Buffer; strength: number; scale: 2 | 4; model: ModelChoice };
+export type EnhanceInput = {
+  bytes: Buffer;
+  strength: number;
+  scale: 2 | 4;
+  model: ModelChoice;
+  /** png unless the caller asked for another format. */
+  output?: OutputEncoding;
+};
 
 export type EnhanceDeps = RecordDeps & {
   requestId: string;
@@ -80,6 +89,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
   deps.onProgress?.({ fraction: 1, stage: "storing" });
   const scale = Number(result.out.scale.toFixed(4));
   const { original, out } = result;
+  const output = input.output ?? DEFAULT_OUTPUT;
   const params = {
     strength: input.strength,
     scale,
@@ -87,12 +97,13 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
     originalWidth: original.width,
     originalHeight: original.height,
     engine: out.engine,
+    ...(output.format !== "png" && { format: output.format }),
   };
   const stored = await storeImage(
     deps.storage,
-    out.png,
+    await encodeOutput(out.png, output),
     deps.origin,
-    { kind: "enhance", params, width: out.width, height: out.height },
+    { kind: "enhance", params, width: out.width, height: out.height, format: output.format },
     deps,
   );
   return {

@@ -5,7 +5,7 @@ import type { Upscaler } from "./neural/upscale";
 import type { EnhanceEngine, ModelChoice, RawImage } from "./types";
 
 /**
- * The strength mapping (README "Enhancement engine"): with L = lanczos3(input → target) and
+ * The strength mapping (docs/enhancement.md): with L = lanczos3(input → target) and
  * N = sharpen(σ 0.8)(lanczos3(SR(input′) → target)), out = (1 − s)·L + s·N per RGB byte, alpha = lanczos3 alpha.
  * input′ is the input itself, or its lanczos3 reduction to target / native scale when the target (after the
  * 4096 px cap) needs less than the model's native scale: the network's cost follows the output, not the upload.

@@ -1,7 +1,8 @@
 // The image library: every stored image gets a record, written with its file; deleting removes both, record first.
 // Plain arguments in, domain errors out, so routes, the sweep, the CLI and the console all share it.
 import crypto from "node:crypto";
-import { NotFound } from "@/lib/errors";
+import type { OutputFormat } from "@/lib/catalog/output-formats";
+import { ImageTooLarge, NotFound } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/store/images";
@@ -61,10 +62,17 @@ export async function storeImage(
   storage: ImageStorage,
   png: Buffer,
   origin: string,
-  image: { kind: ImageKind; params: ImageParams; width: number; height: number },
+  image: {
+    kind: ImageKind;
+    params: ImageParams;
+    width: number;
+    height: number;
+    format?: OutputFormat;
+    sourceImageId?: string;
+  },
   deps: RecordDeps,
 ): Promise<RecordedImage> {
-  const stored = await storage.putPng(png, origin);
+  const stored = await storage.putPng(png, origin, image.format);
   const deleteToken = newDeleteToken();
   const createdAt = Date.now();
   const expiresAt = expiryOf(createdAt, deps.retentionDays);
@@ -81,6 +89,7 @@ export async function storeImage(
       createdAt,
       expiresAt,
       deleteTokenHash: hashDeleteToken(deleteToken),
+      ...(image.sourceImageId !== undefined && { sourceImageId: image.sourceImageId }),
     });
   } catch (err) {
     await storage.deletePng(stored.id).catch((e: unknown) => {
@@ -95,6 +104,35 @@ export async function storeImage(
     expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
     deleteToken,
   };
+}
+
+/** One of the owner's live images, or NotFound: someone else's id and an unknown one answer the same. */
+export async function findOwnImage(
+  id: string,
+  owner: string,
+  deps: Pick<LibraryDeps, "images" | "retentionDays">,
+): Promise<ImageRecord> {
+  const record = id.length <= 200 ? await deps.images.find(id, owner, dueAt(Date.now(), deps.retentionDays)) : null;
+  if (!record) throw new NotFound("No image with this id in your library.");
+  return record;
+}
+
+/** A stored image's bytes, up to `maxBytes`; NotFound when the file is gone. */
+export async function readImageBytes(storage: ImageStorage, id: string, maxBytes: number): Promise<Buffer> {
+  const opened = await storage.openPng(id);
+  if (!opened) throw new NotFound("No image with this id in your library.");
+  if (opened.size > maxBytes) {
+    await opened.stream.cancel();
+    throw new ImageTooLarge("The library image is over the upload limit.");
+  }
+  const chunks: Uint8Array[] = [];
+  const reader = opened.stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** An owner's live images, newest first. `after` is the position a previous page ended at. */

@@ -1,5 +1,5 @@
 // Runs the retention sweep at start and then every hour (sooner while a bounded run left due images behind), one
-// run at a time per process. Started by server.ts; on Vercel a cron route runs the same sweep (see README).
+// run at a time per process. Started by server.ts; on Vercel a cron route runs the same sweep (see docs/vercel.md).
 import { describeError, log } from "@/lib/log";
 import type { SweepResult } from "./sweep";
 

@@ -14,6 +14,8 @@ export type JobContext = {
   begin: () => Promise<void>;
   onQueued: (position: number) => void;
   onProgress: (progress: WorkProgress) => void;
+  /** Gives back `count` of the `of` equal units the job holds (images that failed while others were made). */
+  giveBack: (count: number, of: number) => Promise<void>;
 };
 export type JobWork = (ctx: JobContext) => Promise<Record<string, unknown>>;
 
@@ -146,6 +148,11 @@ export class JobRunner {
             progress: { fraction: null, queue_position: null, stage: "running" },
           });
           if (!started) throw new WorkAborted();
+        },
+        giveBack: async (count, of) => {
+          const units = record.internal.units;
+          const share = (units.length / of) * count;
+          if (share > 0) await this.opts.refund(units.slice(units.length - share));
         },
         onQueued: (position) => {
           void write(["queued"], { progress: { fraction: null, queue_position: position, stage: "waiting" } });

@@ -8,6 +8,7 @@ export const errorBodySchema = z
     error: z.object({
       code: z.enum(ERROR_CODE_NAMES),
       message: z.string(),
+      param: z.string().optional().meta({ description: "The request field a 400 is about, when it is one field." }),
       request_id: z.string(),
     }),
   })

@@ -4,7 +4,23 @@ import type { ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_CATALOG, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
 import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
-import { deleteTokenSchema, expiresAtSchema } from "./image-fields";
+import { deleteTokenSchema, expiresAtSchema, outputFormatSchema, outputQualitySchema } from "./image-fields";
+
+export const MAX_IMAGES = 4;
+/** How far an edit may move from its image when the caller does not say. */
+export const DEFAULT_EDIT_STRENGTH = 0.6;
+
+const generatedImageSchema = z
+  .object({
+    url: z.url(),
+    id: z.string(),
+    seed: z.int().min(0).optional(),
+    width: z.int().positive(),
+    height: z.int().positive(),
+    expires_at: expiresAtSchema,
+    delete_token: deleteTokenSchema,
+  })
+  .meta({ id: "GeneratedImage" });
 
 export const INVALID_MODEL_MESSAGE = `Unsupported model. Use one of: ${MODEL_NAMES.join(", ")}.`;
 
@@ -22,11 +38,42 @@ export const generateRequestSchema = z
       .refine((s) => countCodePoints(s) <= PROMPT_MAX_CODE_POINTS, "Negative prompt must be at most 400 characters.")
       .optional()
       .meta({ description: "What to avoid, up to 400 characters; passed to engines that support it." }),
+    n: z.int().min(1).max(MAX_IMAGES).optional().meta({
+      description: "How many images, 1 to 4 (default 1); each is one unit of quota and gets its own seed.",
+    }),
+    output_format: outputFormatSchema,
+    output_quality: outputQualitySchema,
+    strength: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .meta({
+        description: `Only with an image: how far the result may move from it, 0 (keep) to 1 (ignore). Default ${DEFAULT_EDIT_STRENGTH}.`,
+      }),
+    image_id: z.string().min(1).max(200).optional().meta({
+      description: "Instead of uploading: an image in your own library (its id) to start from.",
+    }),
     webhook_url: z.string().max(2048).optional().meta({
       description: "Pro only: an https URL on a public address to POST the finished job to. Implies async.",
     }),
   })
   .meta({ id: "GenerateRequest" });
+
+/** The multipart form of the request: every JSON field as text, plus the image and the mask as files. */
+export const generateMultipartSchema = generateRequestSchema
+  .extend({
+    image: z.string().optional().meta({
+      format: "binary",
+      description: "The starting image: PNG, JPEG or WebP; at most 10 MB and 25 megapixels.",
+    }),
+    mask: z.string().optional().meta({
+      format: "binary",
+      description:
+        "Only with an image: the area to change. White changes, black keeps, grey is partial; a mask with transparency is read as OpenAI's (transparent changes). Scaled to the image.",
+    }),
+  })
+  .meta({ id: "GenerateMultipartRequest" });
 
 export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 
@@ -38,8 +85,16 @@ export const GENERATE_FIELD_CODES: [keyof GenerateRequest, ErrorCode][] = [
   ["ratio", "invalid_ratio"],
   ["seed", "invalid_seed"],
   ["negative_prompt", "invalid_negative_prompt"],
+  ["n", "invalid_n"],
+  ["output_format", "invalid_output_format"],
+  ["output_quality", "invalid_output_format"],
+  ["strength", "invalid_strength"],
+  ["image_id", "not_found"],
   ["webhook_url", "invalid_webhook_url"],
 ];
+
+/** The 1.2 fields: a request that uses none of them gets exactly the 1.1 answer. */
+export const FIELDS_ADDED_IN_1_2 = ["n", "output_format", "output_quality", "strength", "image_id"] as const;
 
 export const generateResponseSchema = z
   .object({
@@ -60,6 +115,11 @@ export const generateResponseSchema = z
     ai: z.boolean().meta({ description: "False when the image came from the built-in preview renderer." }),
     expires_at: expiresAtSchema,
     delete_token: deleteTokenSchema,
+    images: z.array(generatedImageSchema).optional().meta({
+      description:
+        "1.2: one entry per image made (requests that use a 1.2 field). The fields above describe the first image.",
+    }),
+    source_image_id: z.string().optional().meta({ description: "The library image the edit started from." }),
   })
   .meta({ id: "GenerateResponse" });
 

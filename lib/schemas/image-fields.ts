@@ -1,5 +1,17 @@
 // Image library fields shared by the generate and enhance 200 bodies and the image records.
 import { z } from "zod";
+import { DEFAULT_OUTPUT_QUALITY, OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
+
+export const outputFormatSchema = z.enum(OUTPUT_FORMAT_NAMES).optional().meta({
+  description: "png (default), jpeg, webp or avif; the URL ends in its extension. Metadata is stripped.",
+});
+
+export const outputQualitySchema = z
+  .int()
+  .min(1)
+  .max(100)
+  .optional()
+  .meta({ description: `1 to 100 (default ${DEFAULT_OUTPUT_QUALITY}); ignored for png.` });
 
 export const expiresAtSchema = z.iso.datetime().nullable().meta({
   description:

@@ -1,5 +1,6 @@
 // GET /api/images and DELETE /api/images/{id}: the image record as the API shows it, and the two answers.
 import { z } from "zod";
+import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { expiresAtSchema } from "./image-fields";
 
 export const IMAGES_DEFAULT_LIMIT = 20;
@@ -22,7 +23,19 @@ export const imageSchema = z
     style: z.string().optional().meta({ description: "generate only." }),
     ratio: z.string().optional().meta({ description: "generate only." }),
     seed: z.int().min(0).optional().meta({ description: "generate only, when known." }),
-    strength: z.number().optional().meta({ description: "enhance only." }),
+    strength: z.number().optional().meta({ description: "enhance, and generate from an image (1.2)." }),
+    masked: z
+      .boolean()
+      .optional()
+      .meta({ description: "generate from an image: true when a mask limited the change." }),
+    format: z
+      .enum(OUTPUT_FORMAT_NAMES)
+      .optional()
+      .meta({ description: "1.2: the file's format (png, jpeg, webp, avif)." }),
+    source_image_id: z
+      .string()
+      .optional()
+      .meta({ description: "1.2: the library image (image_id) this one was made from." }),
     scale: z.number().optional().meta({ description: "enhance only: the scale applied." }),
     original_size: z
       .string()

@@ -2,10 +2,11 @@
 import { z } from "zod";
 import { ENHANCE_MODE_NAMES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import { MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
+import { INPUT_KINDS } from "@/lib/catalog/route-inputs";
 
 export const API_VERSION = "1.0";
 /** The revision of the contract this service implements on top of 1.0 (jobs, webhooks, images, accounts). */
-export const API_REVISION = "1.1";
+export const API_REVISION = "1.2";
 
 /** One string per enhance mode: the network (or operator file) that serves it. */
 const perModeShape = Object.fromEntries(ENHANCE_MODE_NAMES.map((m) => [m, z.string()])) as Record<
@@ -20,7 +21,9 @@ export const statusResponseSchema = z
       .array(z.string())
       .meta({ description: "Why status is degraded (empty when ok): store down, provider routes failing, low disk." }),
     version: z.literal(API_VERSION),
-    api_revision: z.literal(API_REVISION).meta({ description: "The contract's revision: 1.0 plus the 1.1 additions." }),
+    api_revision: z
+      .literal(API_REVISION)
+      .meta({ description: "The contract's revision: 1.0 plus the 1.1 and 1.2 additions." }),
     usage_today: z.int().min(0),
     limit_today: z.int().min(0),
     remaining: z.int().min(0),
@@ -41,6 +44,10 @@ export const statusResponseSchema = z
         routes: z
           .array(z.object({ route: z.string(), failing: z.boolean() }))
           .meta({ description: "The fallback chain in order; failing = its last 3 calls failed." }),
+        inputs: z.array(z.enum(INPUT_KINDS)).meta({
+          description:
+            'What some configured route of the model takes: "text", "image" (image-to-image, edits), "mask" (inpainting).',
+        }),
       }),
     ),
     gpu_pools: z

@@ -3,14 +3,18 @@ import crypto from "node:crypto";
 import nodeFs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { processSingleton } from "@/lib/singleton";
 import { streamFile } from "./file-stream";
 import type { ImageStorage } from "./types";
 
-/** 128 random bits as 32 hex characters; the only shape /cdn accepts, so no path can escape the folder. */
-const ID_PATTERN = /^[a-f0-9]{32}$/;
+/**
+ * 128 random bits as 32 hex characters, with the file's extension for formats other than PNG (whose ids predate
+ * formats); the only shapes /cdn accepts, so no path can escape the folder.
+ */
+const ID_PATTERN = /^[a-f0-9]{32}(?:\.(?:jpg|webp|avif))?$/;
 
 /** The file system calls local storage makes; tests pass a double that injects failures. */
 export type StorageFs = Pick<typeof nodeFs, "mkdir" | "open" | "readdir" | "rename" | "rm" | "stat">;
@@ -41,7 +45,7 @@ export function createLocalStorage(
 ): ImageStorage {
   const fs = opts.fs ?? nodeFs;
   const dir = path.join(dataDir, "images");
-  const fileOf = (id: string) => path.join(dir, `${id}.png`);
+  const fileOf = (id: string) => path.join(/*turbopackIgnore: true*/ dir, id.includes(".") ? id : `${id}.png`);
   // At creation: the folder, and the removal of what a crashed writer left behind. A failure is reported by the
   // put that awaits it, and the next put tries again.
   let ready: Promise<void> | undefined;
@@ -58,15 +62,17 @@ export function createLocalStorage(
 
   return {
     kind: "local",
-    async putPng(png, origin) {
+    async putPng(bytes, origin, format = "png") {
       try {
         await prepare();
       } catch (err) {
         throw asStorageError(err);
       }
-      const id = crypto.randomBytes(16).toString("hex");
-      await writeDurably(fs, dir, id, png);
-      return { id, url: `${publicBase ?? `${origin}/cdn`}/${id}.png` };
+      const name = crypto.randomBytes(16).toString("hex");
+      const extension = OUTPUT_FORMATS[format].extension;
+      const id = format === "png" ? name : `${name}.${extension}`;
+      await writeDurably(fs, dir, name, extension, bytes);
+      return { id, url: `${publicBase ?? `${origin}/cdn`}/${name}.${extension}` };
     },
     async openPng(id) {
       if (!isLocalImageId(id)) return null;
@@ -96,8 +102,8 @@ export function createLocalStorage(
  * Temp file, fsync, rename, fsync of the folder: once this returns the image survives a crash or power loss, and a
  * reader never sees half a file. On any failure the temp file is removed.
  */
-async function writeDurably(fs: StorageFs, dir: string, id: string, png: Buffer): Promise<void> {
-  const file = path.join(dir, `${id}.png`);
+async function writeDurably(fs: StorageFs, dir: string, id: string, extension: string, png: Buffer): Promise<void> {
+  const file = path.join(/*turbopackIgnore: true*/ dir, `${id}.${extension}`);
   const tmp = path.join(dir, `${id}.${HOST}.${process.pid}.${INSTANCE}.tmp`);
   let handle: nodeFs.FileHandle | undefined;
   try {

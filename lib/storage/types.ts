@@ -1,4 +1,5 @@
 // The image storage interface: local files under DATA_DIR (embedded) and Vercel Blob (production).
+import type { OutputFormat } from "@/lib/catalog/output-formats";
 
 export type StoredImage = {
   /** Unguessable id (≥128 bits) for local storage, or the blob pathname. */
@@ -18,11 +19,12 @@ export type OpenedImage = {
 export interface ImageStorage {
   readonly kind: "local" | "vercel-blob";
   /**
-   * Store PNG bytes durably, then return where they are served.
+   * Store encoded image bytes (PNG unless `format` says otherwise) durably, then return where they are served; the
+   * URL ends in the format's extension and is served with its Content-Type.
    * `origin` is the app's own origin, used when no CDN base is configured.
    * Throws `StorageUnavailable` when there is no room or the service cannot be reached; nothing partial is kept.
    */
-  putPng(png: Buffer, origin: string): Promise<StoredImage>;
+  putPng(bytes: Buffer, origin: string, format?: OutputFormat): Promise<StoredImage>;
   /** Open a stored image by id for streaming (local storage serves /cdn/<id>.png from this); null when absent. */
   openPng(id: string): Promise<OpenedImage | null>;
   /** Remove a stored image if it is there (absent or foreign ids are a no-op); its URL answers 404 afterwards. */

@@ -12,13 +12,14 @@ import {
   head,
   put,
 } from "@vercel/blob";
+import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import type { ImageStorage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
 const ONE_YEAR_S = 31_536_000;
 /** What putPng returns as id: our 128-bit name plus Blob's random suffix. */
-const BLOB_ID = /^darkroom\/[0-9a-f]{32}-[A-Za-z0-9]+\.png$/;
+const BLOB_ID = /^darkroom\/[0-9a-f]{32}-[A-Za-z0-9]+\.(?:png|jpg|webp|avif)$/;
 /**
  * How long one storage call may take, the client's own retries included. @vercel/blob retries 5xx answers and
  * network errors with exponential backoff (10 times by default, about 17 minutes), far longer than a caller waits.
@@ -42,14 +43,15 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
   const deadlineMs = opts.deadlineMs ?? BLOB_DEADLINE_MS;
   return {
     kind: "vercel-blob",
-    async putPng(png) {
+    async putPng(bytes, _origin, format = "png") {
+      const { extension, contentType } = OUTPUT_FORMATS[format];
       // 128 random bits make the name unguessable on their own; the random suffix is Blob's own guard on top.
-      const pathname = `darkroom/${crypto.randomBytes(16).toString("hex")}.png`;
+      const pathname = `darkroom/${crypto.randomBytes(16).toString("hex")}.${extension}`;
       const blob = await withDeadline(deadlineMs, (abortSignal) =>
-        put(pathname, png, {
+        put(pathname, bytes, {
           access: "public",
           addRandomSuffix: true,
-          contentType: "image/png",
+          contentType,
           cacheControlMaxAge: ONE_YEAR_S,
           token,
           abortSignal,

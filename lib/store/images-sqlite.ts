@@ -18,6 +18,7 @@ type Row = {
   created_at: number;
   expires_at: number | null;
   token_hash: string;
+  source_image_id: string | null;
 };
 
 function toRecord(row: Row): ImageRecord {
@@ -33,12 +34,14 @@ function toRecord(row: Row): ImageRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     deleteTokenHash: row.token_hash,
+    ...(row.source_image_id !== null && { sourceImageId: row.source_image_id }),
   };
 }
 
 /** A cutoff that nothing is older than, for "no retention cutoff". */
 const NO_CUTOFF = -1;
-const COLUMNS = "id, owner, kind, url, params, width, height, bytes, created_at, expires_at, token_hash";
+const COLUMNS =
+  "id, owner, kind, url, params, width, height, bytes, created_at, expires_at, token_hash, source_image_id";
 /** Live: not claimed, and neither past its expiry nor older than the cutoff. */
 const LIVE = "lease_until IS NULL AND (expires_at IS NULL OR expires_at > @now) AND created_at > @cutoff";
 
@@ -46,7 +49,8 @@ function prepareStatements(db: Database.Database) {
   return {
     insert: db.prepare(
       `INSERT INTO images (${COLUMNS}) VALUES
-         (@id, @owner, @kind, @url, @params, @width, @height, @bytes, @created_at, @expires_at, @token_hash)
+         (@id, @owner, @kind, @url, @params, @width, @height, @bytes, @created_at, @expires_at, @token_hash,
+          @source_image_id)
        ON CONFLICT (id) DO NOTHING`,
     ),
     list: db.prepare<{ owner: string; now: number; cutoff: number; at: number; after: string; limit: number }, Row>(
@@ -94,6 +98,9 @@ function prepareStatements(db: Database.Database) {
       "UPDATE images SET lease_until = ? WHERE id = ? AND lease_id = ? AND lease_until IS NOT NULL",
     ),
     count: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM images"),
+    find: db.prepare<{ id: string; owner: string; now: number; cutoff: number }, Row>(
+      `SELECT ${COLUMNS} FROM images WHERE id = @id AND owner = @owner AND ${LIVE}`,
+    ),
   };
 }
 
@@ -118,8 +125,13 @@ export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): 
           created_at: r.createdAt,
           expires_at: r.expiresAt,
           token_hash: r.deleteTokenHash,
+          source_image_id: r.sourceImageId ?? null,
         }),
       );
+    },
+    async find(id, owner, { now, cutoff }) {
+      const row = await run("find", (s) => s.find.get({ id, owner, now, cutoff: cutoffOf(cutoff) }));
+      return row ? toRecord(row) : null;
     },
     async list(owner, { now, cutoff, limit, after }) {
       const from = after ? parsePosition(after) : null;

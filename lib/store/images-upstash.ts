@@ -87,6 +87,17 @@ export function openUpstashImageStore(opts: { url: string; token: string; timeou
         ),
       );
     },
+    async find(id, owner, { now, cutoff }) {
+      const [stored, leased] = await call("find", () =>
+        Promise.all([redis.hget<string>(RECORDS, id), redis.hexists(LEASES, id)]),
+      );
+      // The client may hand back the JSON tail parsed; the record is always stored as one string.
+      const record = decode(typeof stored === "string" ? stored : null);
+      if (!record || record.owner !== owner || leased === 1) return null;
+      if ((record.expiresAt !== null && record.expiresAt <= now) || (cutoff !== null && record.createdAt <= cutoff))
+        return null;
+      return record;
+    },
     async list(owner, { now, cutoff, limit, after }) {
       const raw = await call("list", () =>
         scripts.list.exec(

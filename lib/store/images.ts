@@ -12,7 +12,20 @@ export type ImageKind = "generate" | "enhance";
  * Plus what produced the pixels (`engine`; `ai` is false for the built-in preview renderer).
  */
 export type ImageParams =
-  | { prompt: string; model: string; style: string; ratio: string; seed?: number; engine?: string; ai?: boolean }
+  | {
+      prompt: string;
+      model: string;
+      style: string;
+      ratio: string;
+      seed?: number;
+      engine?: string;
+      ai?: boolean;
+      /** An edit's strength, and whether a mask limited it. */
+      strength?: number;
+      masked?: boolean;
+      /** The output format when it is not png. */
+      format?: string;
+    }
   | {
       strength: number;
       scale: number;
@@ -20,6 +33,7 @@ export type ImageParams =
       originalWidth: number;
       originalHeight: number;
       engine?: string;
+      format?: string;
     };
 
 export type ImageRecord = {
@@ -39,6 +53,8 @@ export type ImageRecord = {
   expiresAt: number | null;
   /** SHA-256 (hex) of the delete token handed to the creator. */
   deleteTokenHash: string;
+  /** The library image an edit started from (its `image_id`), when it came from the library. */
+  sourceImageId?: string;
 };
 
 /** One claim: its id (only the claimant may finish or release what it claimed) and when it runs out. */
@@ -60,6 +76,8 @@ export interface ImageStore {
   readonly kind: "sqlite" | "upstash";
   /** Adds a record; repeating the same insert is harmless. */
   insert(record: ImageRecord): Promise<void>;
+  /** One live record (not claimed, not due) of `owner`; null for anything else, so no one learns another's ids. */
+  find(id: string, owner: string, due: Due): Promise<ImageRecord | null>;
   /** An owner's live records (not claimed, not due), newest first, after position `after`. */
   list(owner: string, opts: Due & { limit: number; after?: string }): Promise<ImagePage>;
   /** Claims one live record for `claimant`; null when absent, due, claimed by someone else, or not theirs. */

@@ -117,6 +117,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS images_by_expiry ON images (expires_at) WHERE lease_until IS NULL;
    CREATE INDEX IF NOT EXISTS images_by_created ON images (created_at) WHERE lease_until IS NULL;
    CREATE INDEX IF NOT EXISTS images_by_lease ON images (lease_until) WHERE lease_until IS NOT NULL;`,
+  // 7: an edited image's library source (image_id), so a record says which of the owner's images it came from.
+  "ALTER TABLE images ADD COLUMN source_image_id TEXT;",
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,6 +3,7 @@ import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 import type { Usage } from "@/lib/store/types";
@@ -20,7 +21,10 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     const { bytes, webhookUrl, release: _release, ...options } = upload;
     const input: EnhanceInput = { bytes, ...options };
     const mode = asyncModeOf(req, caller, webhookUrl, svc.config.webhookAllowHosts);
-    const replay = await idempotency.begin(["enhance", sha256(bytes), options, mode]);
+    // A 1.1 request keeps its 1.1 fingerprint; a chosen format is part of the request.
+    const { output, ...rest } = options;
+    const isDefault = output.format === "png" && output.quality === DEFAULT_OUTPUT_QUALITY;
+    const replay = await idempotency.begin(["enhance", sha256(bytes), isDefault ? rest : options, mode]);
     if (replay) return replay;
     const usage = await quota.take();
 

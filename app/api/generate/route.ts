@@ -1,10 +1,20 @@
-// POST /api/generate – generate an image from a prompt, synchronously or as an async job.
-import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
+// POST /api/generate – generate images from a prompt (and, in 1.2, from an image and mask), sync or as a job.
+import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseGenerate } from "@/lib/api/parse-generate";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
-import { type GeneratedResult, type GenerateInput, generateImage } from "@/lib/engines/generate";
+import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
+import { inputNeeded } from "@/lib/catalog/route-inputs";
+import { assertEngineTakes } from "@/lib/engines";
+import {
+  type GeneratedBatch,
+  type GenerateInput,
+  generateImages,
+  type PreparedEdit,
+  prepareEdit,
+} from "@/lib/engines/generate";
+import { findOwnImage, readImageBytes } from "@/lib/images/library";
 import type { GenerateResponse } from "@/lib/schemas/generate";
 import type { Usage } from "@/lib/store/types";
 
@@ -15,50 +25,105 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
-  const { negative_prompt, webhook_url, ...request } = await parseGenerate(req);
-  const input: GenerateInput = { ...request, negativePrompt: negative_prompt };
-  quota.note({ model: input.model });
-  assertPromptAllowed(input);
-  const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
-  const replay = await idempotency.begin(["generate", input, mode]);
-  if (replay) return replay;
-  const usage = await quota.take();
+  const submission = await parseGenerate(req, svc.config.upload.maxBytes, svc.uploads);
+  let heldByJob = false;
+  try {
+    const { request, image, mask, strength, uses12 } = submission;
+    const { negative_prompt, webhook_url, n = 1, output_format, output_quality, image_id, ...fields } = request;
+    const { strength: _strength, ...base } = fields;
+    const output = {
+      format: output_format ?? DEFAULT_OUTPUT_FORMAT,
+      quality: output_quality ?? DEFAULT_OUTPUT_QUALITY,
+    };
+    const input: GenerateInput = { ...base, negativePrompt: negative_prompt, n, output };
+    quota.note({ model: input.model });
+    assertPromptAllowed(input);
+    const hasImage = image !== undefined || image_id !== undefined;
+    // Before any quota: a model with no route for the input is refused, and so is someone else's image_id.
+    assertEngineTakes(input.model, inputNeeded({ image: hasImage, mask }));
+    const records = recordDepsFor(svc, caller);
+    const source = image_id === undefined ? undefined : await findOwnImage(image_id, records.owner, records);
+    const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
+    const fingerprint = hasImage
+      ? ["generate", input, image && sha256(image), mask && sha256(mask), image_id, strength, mode]
+      : ["generate", input, mode];
+    const replay = await idempotency.begin(fingerprint);
+    if (replay) return replay;
+    const usage = await quota.take(n);
 
-  const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...recordDepsFor(svc, caller) };
-  if (mode.async) {
-    const job = await acceptJob(
-      svc,
-      { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin },
-      async ({ signal, begin, onQueued, onProgress }) =>
-        bodyOf(input, await generateImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),
-    );
-    keepAlive(job.done);
-    return job.response;
+    // Decoding costs CPU and memory, so it comes after the quota; a failure gives the units back.
+    let edit: PreparedEdit | undefined;
+    if (hasImage) {
+      const bytes = image ?? (await readImageBytes(svc.storage, source?.id ?? "", svc.config.upload.maxBytes));
+      edit = await prepareEdit(
+        { image: bytes, mask, strength, sourceImageId: source?.id },
+        { model: input.model, ratio: submission.ratioGiven ? input.ratio : undefined },
+        svc.config.upload.maxPixels,
+      );
+    }
+    const work: GenerateInput = { ...input, edit };
+    const deps = { requestId, origin, storage: svc.storage, queue: svc.queues.generate, ...records };
+    if (mode.async) {
+      const job = await acceptJob(
+        svc,
+        { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin },
+        async ({ signal, begin, onQueued, onProgress, giveBack }) => {
+          const batch = await generateImages(work, { ...deps, signal, onStart: begin, onQueued, onProgress });
+          await giveBack(batch.failed, n);
+          return bodyOf(work, batch, refunded(usage, batch.failed), uses12);
+        },
+      );
+      heldByJob = true;
+      keepAlive(job.done.finally(submission.release));
+      return job.response;
+    }
+
+    const batch = await generateImages(work, { ...deps, signal, onStart: quota.markStarted });
+    const settled = await quota.giveBack(batch.failed);
+    quota.note({ engine: batch.images[0].engine, made: batch.images.length, failedImages: batch.failed });
+    return bodyOf(work, batch, settled, uses12);
+  } finally {
+    if (!heldByJob) submission.release();
   }
-
-  const image = await generateImage(input, { ...deps, signal, onStart: quota.markStarted });
-  quota.note({ engine: image.engine });
-  return bodyOf(input, image, usage);
 });
 
-function bodyOf(input: GenerateInput, image: GeneratedResult, usage: Usage): GenerateResponse {
+/** The usage after `failed` units went back. */
+function refunded(usage: Usage, failed: number): Usage {
+  return { ...usage, used: usage.used - failed, remaining: usage.remaining + failed };
+}
+
+/** The 1.1 body describing the first image; `images` (and the edit's source) when the request used 1.2 fields. */
+function bodyOf(input: GenerateInput, batch: GeneratedBatch, usage: Usage, uses12: boolean): GenerateResponse {
+  const [first] = batch.images;
   return {
     success: true,
-    url: image.url,
+    url: first.url,
     model: input.model,
-    ratio: input.ratio,
+    ratio: input.edit?.ratio ?? input.ratio,
     usage: usage.used,
     remaining: usage.remaining,
-    id: image.id,
+    id: first.id,
     style: input.style,
-    width: image.width,
-    height: image.height,
-    seed: image.seed,
-    engine: image.engine,
-    ai: image.ai,
+    width: first.width,
+    height: first.height,
+    seed: first.seed,
+    engine: first.engine,
+    ai: first.ai,
     // Image library: when the image goes, and the token that deletes it.
-    expires_at: image.expiresAt,
-    delete_token: image.deleteToken,
+    expires_at: first.expiresAt,
+    delete_token: first.deleteToken,
+    ...(uses12 && {
+      images: batch.images.map((image) => ({
+        url: image.url,
+        id: image.id,
+        seed: image.seed,
+        width: image.width,
+        height: image.height,
+        expires_at: image.expiresAt,
+        delete_token: image.deleteToken,
+      })),
+    }),
+    ...(input.edit?.sourceImageId !== undefined && { source_image_id: input.edit.sourceImageId }),
   };
 }
 

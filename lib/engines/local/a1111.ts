@@ -2,6 +2,7 @@
 // /sdapi/v1/progress while it runs, POST /sdapi/v1/interrupt on cancel or deadline.
 import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
+import { whiteMaskPng } from "@/lib/images/edit-input";
 import { log } from "@/lib/log";
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
@@ -16,7 +17,9 @@ export function createA1111Call(checkpoint: string, settings: A1111Settings, poo
     ? { Authorization: `Basic ${Buffer.from(settings.auth).toString("base64")}` }
     : {};
   return async ({ job, signal }) => {
-    const body = txt2imgBody(job, checkpoint, seedFor(job));
+    const body = job.input
+      ? await img2imgBody(job, checkpoint, seedFor(job))
+      : txt2imgBody(job, checkpoint, seedFor(job));
     const report = reporterFor(job);
     const ctx: RunContext = { requestId: job.requestId, signal, cancelled: () => job.signal.aborted };
     return pool.run(ctx, (server) => runOnServer(server, { body, headers, signal, report, job }));
@@ -46,8 +49,30 @@ export function txt2imgBody(job: GenerateJob, checkpoint: string, seed: number) 
   };
 }
 
+/**
+ * /sdapi/v1/img2img (StableDiffusionProcessingImg2Img): the txt2img fields plus init_images, denoising_strength and,
+ * for inpainting, a mask where white is repainted (inpainting_mask_invert 0), starting from the original pixels.
+ */
+export async function img2imgBody(job: GenerateJob, checkpoint: string, seed: number) {
+  const input = job.input as NonNullable<GenerateJob["input"]>;
+  const mask = input.mask ? (await whiteMaskPng(input.mask)).toString("base64") : undefined;
+  return {
+    ...txt2imgBody(job, checkpoint, seed),
+    init_images: [input.png.toString("base64")],
+    denoising_strength: input.strength,
+    resize_mode: 0,
+    ...(mask !== undefined && {
+      mask,
+      inpainting_mask_invert: 0,
+      inpainting_fill: 1,
+      mask_blur: 4,
+      inpaint_full_res: false,
+    }),
+  };
+}
+
 type RunArgs = {
-  body: ReturnType<typeof txt2imgBody>;
+  body: ReturnType<typeof txt2imgBody> & { init_images?: string[] };
   headers: Record<string, string>;
   signal: AbortSignal;
   report: ProgressReporter;
@@ -62,7 +87,8 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<{ bytes: 
   report(null, "sent to the GPU server");
   void followProgress(server, headers, AbortSignal.any([signal, done.signal]), report);
   try {
-    const reply = await httpCall(`${server.url}/sdapi/v1/txt2img`, {
+    const endpoint = args.body.init_images ? "img2img" : "txt2img";
+    const reply = await httpCall(`${server.url}/sdapi/v1/${endpoint}`, {
       method: "POST",
       headers,
       json: args.body,

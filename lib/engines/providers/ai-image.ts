@@ -1,5 +1,7 @@
 // Runs one AI SDK image call the way every route needs it: one image, no SDK retries (the chain is our retry).
 import { generateImage, type ImageModel } from "ai";
+import type { GenerateJob } from "@/lib/engines/types";
+import { whiteMaskPng } from "@/lib/images/edit-input";
 
 type ProviderOptions = NonNullable<Parameters<typeof generateImage>[0]["providerOptions"]>;
 
@@ -12,6 +14,9 @@ export type ImageCall = {
   aspectRatio?: `${number}:${number}`;
   seed?: number;
   providerOptions?: ProviderOptions;
+  /** Image input: the SDK's image prompt sends them each provider's way (multipart, input_image, image_url…). */
+  images?: Uint8Array[];
+  mask?: Uint8Array;
 };
 
 export async function runImageModel(
@@ -21,7 +26,7 @@ export async function runImageModel(
 ): Promise<{ bytes: Uint8Array; metadata: Record<string, unknown> }> {
   const result = await generateImage({
     model,
-    prompt: call.prompt,
+    prompt: call.images ? { text: call.prompt, images: call.images, mask: call.mask } : call.prompt,
     n: 1,
     size: call.size,
     aspectRatio: call.aspectRatio,
@@ -31,6 +36,13 @@ export async function runImageModel(
     abortSignal: signal,
   });
   return { bytes: result.image.uint8Array, metadata: result.providerMetadata };
+}
+
+/** The edit's image, and its mask in the white-means-change convention (BFL, fal, Replicate). */
+export async function whiteMaskEdit(job: GenerateJob): Promise<Pick<ImageCall, "images" | "mask">> {
+  if (!job.input) return {};
+  const mask = job.input.mask ? await whiteMaskPng(job.input.mask) : undefined;
+  return { images: [job.input.png], mask };
 }
 
 /** The first image's metadata object under a provider key, e.g. providerMetadata.fal.images[0]. */

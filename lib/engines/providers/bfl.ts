@@ -3,7 +3,7 @@ import { createBlackForestLabs } from "@ai-sdk/black-forest-labs";
 import type { FetchFn } from "@/lib/engines/bounded-fetch";
 import { ModerationError } from "@/lib/engines/failures";
 import { reportProgress } from "@/lib/engines/progress";
-import { firstImageMeta, runImageModel, seedOf } from "./ai-image";
+import { firstImageMeta, runImageModel, seedOf, whiteMaskEdit } from "./ai-image";
 import type { ProviderCall, ProviderSettings } from "./types";
 
 /**
@@ -18,14 +18,17 @@ export function createBflCall(modelId: string, settings: ProviderSettings): Prov
   });
   const model = provider.image(modelId);
   return async ({ job, signal, timeoutMs }) => {
+    // Kontext (input_image) and Fill (input_image + mask) take their size from the image.
+    const size = job.input ? {} : { width: job.width, height: job.height };
     const { bytes, metadata } = await runImageModel(
       model,
       {
         prompt: job.styledPrompt,
         seed: job.seed,
+        ...(await whiteMaskEdit(job)),
         // Exact FLUX dimensions (multiples of 32) rather than an aspect ratio, so no resampling is needed.
         providerOptions: {
-          blackForestLabs: { width: job.width, height: job.height, outputFormat: "png", pollTimeoutMillis: timeoutMs },
+          blackForestLabs: { ...size, outputFormat: "png", pollTimeoutMillis: timeoutMs },
         },
       },
       signal,

@@ -1,7 +1,7 @@
 // fal.ai (FLUX pro, FLUX schnell, fast SDXL) through @ai-sdk/fal, on fal's synchronous endpoint.
 import { createFal } from "@ai-sdk/fal";
 import { ModerationError } from "@/lib/engines/failures";
-import { firstImageMeta, runImageModel, seedOf } from "./ai-image";
+import { firstImageMeta, runImageModel, seedOf, whiteMaskEdit } from "./ai-image";
 import type { ProviderCall, ProviderSettings } from "./types";
 
 /** Default https://fal.run (the sync endpoint: one request, the image URL in the answer); FAL_BASE_URL replaces it. */
@@ -15,12 +15,16 @@ export function createFalCall(modelId: string, settings: ProviderSettings): Prov
         prompt: job.styledPrompt,
         size: `${job.width}x${job.height}`,
         seed: job.seed,
+        // image_url and mask_url (white changes), as data URIs.
+        ...(await whiteMaskEdit(job)),
         providerOptions: {
           fal: isSdxl
             ? {
                 format: "png",
                 enableSafetyChecker: true,
                 ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
+                // fast-sdxl's image-to-image and inpainting take how far to move from the image.
+                ...(job.input ? { strength: job.input.strength } : {}),
               }
             : { outputFormat: "png", enableSafetyChecker: true },
         },

@@ -1,6 +1,8 @@
 // OpenAI gpt-image-1 (the DALL·E 3 successor) and OpenAI-compatible images endpoints through @ai-sdk/openai.
 import { createOpenAI } from "@ai-sdk/openai";
 import type { Ratio } from "@/lib/catalog/models";
+import { sizeForImage, sizingOf } from "@/lib/engines/sizing";
+import { alphaMaskedPng } from "@/lib/images/edit-input";
 import { runImageModel } from "./ai-image";
 import type { ProviderCall, ProviderSettings } from "./types";
 
@@ -18,7 +20,23 @@ export function createOpenAiCall(modelId: string, settings: ProviderSettings): P
   );
   return async ({ job, signal }) => {
     // gpt-image-1 takes neither a seed nor a negative prompt.
-    const { bytes } = await runImageModel(model, { prompt: job.styledPrompt, size: OPENAI_SIZES[job.ratio] }, signal);
+    if (!job.input) {
+      const { bytes } = await runImageModel(model, { prompt: job.styledPrompt, size: OPENAI_SIZES[job.ratio] }, signal);
+      return { bytes };
+    }
+    // /images/edits: the image, and a mask whose transparent pixels are the ones to change, both of its size.
+    const { input } = job;
+    const size = sizeForImage(
+      sizingOf({ id: "openai", provider: "openai", modelId: "" }),
+      input,
+      input.width * input.height,
+    );
+    const mask = input.mask ? await alphaMaskedPng(input, input.mask) : undefined;
+    const { bytes } = await runImageModel(
+      model,
+      { prompt: job.styledPrompt, size: `${size.width}x${size.height}`, images: [input.png], mask },
+      signal,
+    );
     return { bytes };
   };
 }

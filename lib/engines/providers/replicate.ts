@@ -1,7 +1,7 @@
 // Replicate (FLUX 1.1 [pro], FLUX schnell, SDXL) through @ai-sdk/replicate, with polling when `Prefer: wait` runs out.
 import { createReplicate } from "@ai-sdk/replicate";
 import type { Ratio } from "@/lib/catalog/models";
-import { runImageModel } from "./ai-image";
+import { runImageModel, whiteMaskEdit } from "./ai-image";
 import { completePredictions } from "./replicate-poll";
 import type { ProviderCall, ProviderSettings } from "./types";
 
@@ -30,9 +30,13 @@ export function createReplicateCall(modelId: string, settings: ProviderSettings)
       {
         prompt: job.styledPrompt,
         seed: job.seed,
+        // input.image and input.mask (white changes), as data URIs.
+        ...(await whiteMaskEdit(job)),
         providerOptions: {
           replicate: {
-            ...inputFor(base, job.width, job.height, job.ratio, job.negativePrompt),
+            ...(job.input
+              ? editInputFor(base, job.input.strength, job.negativePrompt)
+              : inputFor(base, job.width, job.height, job.ratio, job.negativePrompt)),
             // Replicate holds the request open up to 60 s; polling covers the rest of our deadline.
             maxWaitTimeInSeconds: Math.max(1, Math.min(60, Math.floor(timeoutMs / 1000))),
           },
@@ -42,6 +46,13 @@ export function createReplicateCall(modelId: string, settings: ProviderSettings)
     );
     return { bytes, seed: job.seed };
   };
+}
+
+/** Edits take their size from the image: SDXL's prompt_strength is how far to move; Kontext and Fill want png. */
+function editInputFor(base: string, strength: number, negativePrompt?: string): Record<string, string | number> {
+  if (base === "stability-ai/sdxl")
+    return { prompt_strength: strength, ...(negativePrompt ? { negative_prompt: negativePrompt } : {}) };
+  return { output_format: "png" };
 }
 
 /** Each model's own input schema: FLUX pro takes custom sizes, schnell only ratios, SDXL width/height. */

@@ -13,7 +13,14 @@ export function createTogetherCall(modelId: string, settings: ProviderSettings):
   return async ({ job, signal }) => {
     const { bytes } = await runImageModel(
       model,
-      { prompt: job.styledPrompt, size: `${job.width}x${job.height}`, seed: job.seed, providerOptions: options },
+      {
+        prompt: job.styledPrompt,
+        size: `${job.width}x${job.height}`,
+        seed: job.seed,
+        providerOptions: options,
+        // Kontext takes image_url; Together refuses masks, so the catalogue never routes one here.
+        ...(job.input && { images: [job.input.png] }),
+      },
       signal,
     );
     // Together does not echo the seed; it is known only when the caller chose it.

@@ -3,7 +3,7 @@
 // Output contract, shared with operator models so one runner serves both:
 //   input "input" float32 NCHW [1,3,H,W], RGB in [0,1]; output "output" float32 NCHW [1,3,sH,sW].
 // The models' 0..255 range is folded into the first and last conv weights (no extra Mul nodes).
-// Two exact rewrites make ORT fast on CPU (see the README's engine section for the measurements):
+// Two exact rewrites make ORT fast on CPU (see docs/enhancement.md for the measurements):
 //   foldUpsample: UpSampling2D(nearest) + Conv2D → low-res Conv2D + DepthToSpace;
 //   splitConcat: Concat → Conv1x1 becomes a sum of per-input 1x1 convs, with a following residual Add
 //   folded in as +I. slim's 68-channel concats otherwise knock ORT out of its NCHWc layout.

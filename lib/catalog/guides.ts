@@ -1,0 +1,34 @@
+// The operator guides under docs/: one row per file, in the order the docs page lists them.
+export interface Guide {
+  slug: string;
+  title: string;
+  covers: string;
+}
+
+export const GUIDES: readonly Guide[] = [
+  { slug: "configuration", title: "Configuration", covers: "every environment variable, its default and meaning" },
+  {
+    slug: "api",
+    title: "API",
+    covers: "plans, each endpoint, async jobs, webhooks, the image API and errors in prose",
+  },
+  { slug: "providers", title: "Providers", covers: "cloud providers, routes and fallback chains" },
+  {
+    slug: "gpus",
+    title: "Run on your own GPU",
+    covers: "ComfyUI and AUTOMATIC1111-compatible servers, workflows, pools",
+  },
+  { slug: "enhancement", title: "Enhancement engine", covers: "the super-resolution models, operator models, runtime" },
+  { slug: "image-library", title: "Image library", covers: "image records, retention, deletes on Vercel Blob" },
+  { slug: "production-backends", title: "Production backends", covers: "Redis and Vercel Blob instead of DATA_DIR" },
+  { slug: "self-hosting", title: "Self-hosted", covers: "one machine, or several instances behind a load balancer" },
+  { slug: "vercel", title: "Vercel", covers: "deploying on Vercel" },
+  { slug: "console", title: "Operators' console", covers: "the console, its API and the operator commands" },
+  { slug: "metrics-and-tracing", title: "Metrics and tracing", covers: "Prometheus metrics, traces, readiness" },
+  { slug: "security", title: "Security", covers: "the content filter, and where each safeguard is described" },
+  { slug: "benchmarks", title: "Benchmarks", covers: "npm run bench and its figures" },
+];
+
+export function guideBySlug(slug: string): Guide | undefined {
+  return GUIDES.find((g) => g.slug === slug);
+}
