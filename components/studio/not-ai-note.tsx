@@ -10,8 +10,8 @@ export function NotAiNote({ item }: { item: HistoryItem }) {
     >
       <strong className="font-semibold">Not AI.</strong>{" "}
       {item.edit
-        ? `This edit comes from the built-in preview engine: a fixed, repeatable transform of your image that follows ${item.edit.masked ? "your mask" : "the whole picture"} and the strength, so the flow works with no engine set up. It does not read your prompt the way a model would.`
-        : "This image comes from the built-in preview renderer, which draws from your prompt's words without an AI model."}{" "}
+        ? `This edit comes from the built-in preview engine, not an AI model: it blends a simple scene drawn from your prompt's words into ${item.edit.masked ? "the area you painted" : "the whole picture"}, as far as the strength says, so the flow works with no engine set up.`
+        : "This image comes from the built-in preview renderer, which draws a simple scene from your prompt's words without an AI model."}{" "}
       Configure an engine to get AI results.
     </p>
   );

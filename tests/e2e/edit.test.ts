@@ -43,20 +43,24 @@ async function recordForms(page: Page): Promise<() => Promise<SentForm[]>> {
     const sent: Promise<SentForm>[] = [];
     Object.assign(window, { __sentForms: sent });
     const original = window.fetch.bind(window);
-    const read = (file: File) =>
-      new Promise<SentFile>((resolve) => {
-        const reader = new FileReader();
-        reader.onload = () =>
-          resolve({ name: file.name, type: file.type, base64: String(reader.result).replace(/^data:[^,]*,/, "") });
-        reader.readAsDataURL(file);
-      });
+    // No named inner functions here: tsx would wrap them in a __name helper the page does not have.
     window.fetch = (input, init) => {
       if (String(input).endsWith("/api/generate") && init?.body instanceof FormData) {
         const fields: Record<string, string> = {};
         const files: Promise<[string, SentFile]>[] = [];
         for (const [k, v] of init.body.entries()) {
-          if (typeof v === "string") fields[k] = v;
-          else files.push(read(v).then((f) => [k, f]));
+          if (typeof v === "string") {
+            fields[k] = v;
+            continue;
+          }
+          files.push(
+            new Promise((resolve) => {
+              const reader = new FileReader();
+              reader.onload = () =>
+                resolve([k, { name: v.name, type: v.type, base64: String(reader.result).replace(/^data:[^,]*,/, "") }]);
+              reader.readAsDataURL(v);
+            }),
+          );
         }
         sent.push(Promise.all(files).then((f) => ({ fields, files: Object.fromEntries(f) })));
       }
@@ -167,7 +171,10 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
   for (let i = 0; i < 4; i++) {
     assert.match(await cells.nth(i).innerText(), new RegExp(`Variant ${i + 1}[\\s\\S]*Preview renderer · not AI`));
   }
-  assert.match(await page.getByTestId("not-ai-note").innerText(), /Not AI\.[\s\S]*preview engine[\s\S]*your mask/);
+  assert.match(
+    await page.getByTestId("not-ai-note").innerText(),
+    /Not AI\.[\s\S]*preview engine[\s\S]*the area you painted/,
+  );
   await page
     .getByTestId("announcer")
     .filter({ hasText: "4 images ready. Made by the preview engine, not AI." })
@@ -176,6 +183,13 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
     .getByTestId("usage-meter")
     .filter({ hasText: /^46 of 50 free generations left today/ })
     .waitFor();
+
+  await screenshotAll(page, "edit-results", async (p) => {
+    await p
+      .getByTestId("result-image")
+      .evaluateAll((imgs) => Promise.all(imgs.map((i) => (i as HTMLImageElement).decode())));
+  });
+  assert.deepEqual(await axeBothThemes(page), []);
 
   // What was sent: the photo untouched, and a white-on-black mask at its size, as painted.
   const [form] = await sentForms();
@@ -237,13 +251,6 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
     assert.deepEqual(s.edit, { strength: 0.6, masked: true });
     assert.equal(s.ai, false);
   }
-  await screenshotAll(page, "edit-results", async (p) => {
-    await p
-      .getByTestId("result-image")
-      .evaluateAll((imgs) => Promise.all(imgs.map((i) => (i as HTMLImageElement).decode())));
-  });
-  assert.deepEqual(await axeBothThemes(page), []);
-
   // "Edit" on a history item opens that image, with a fresh mask.
   const third = page.getByTestId("history").getByRole("listitem").nth(2);
   await third.getByTestId("history-edit").click();
