@@ -59,24 +59,25 @@ export async function decodeMask(bytes: Buffer, size: ImageSize, maxPixels: numb
   try {
     const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated" })
       .rotate()
-      .toColourspace("srgb")
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
+    // Grey masks come back as grey + alpha, colour ones as RGBA; alpha is the last channel either way.
+    const channels = info.channels;
     const pixels = info.width * info.height;
     const out = Buffer.alloc(pixels);
     let translucent = false;
     for (let i = 0; i < pixels; i++) {
-      if (data[i * 4 + 3] < 255) {
+      if (data[i * channels + channels - 1] < 255) {
         translucent = true;
         break;
       }
     }
     for (let i = 0; i < pixels; i++) {
-      const o = i * 4;
-      out[i] = translucent
-        ? 255 - data[o + 3]
-        : Math.round(0.2126 * data[o] + 0.7152 * data[o + 1] + 0.0722 * data[o + 2]);
+      const o = i * channels;
+      if (translucent) out[i] = 255 - data[o + channels - 1];
+      else if (channels < 3) out[i] = data[o];
+      else out[i] = Math.round(0.2126 * data[o] + 0.7152 * data[o + 1] + 0.0722 * data[o + 2]);
     }
     canonical = { data: out, width: info.width, height: info.height };
   } catch {
@@ -90,6 +91,8 @@ export async function decodeMask(bytes: Buffer, size: ImageSize, maxPixels: numb
   if (canonical.width === size.width && canonical.height === size.height) return canonical;
   const data = await sharp(canonical.data, { raw: { width: canonical.width, height: canonical.height, channels: 1 } })
     .resize(size.width, size.height, { fit: "fill" })
+    // sharp hands one-channel input back as sRGB; the first channel is the value.
+    .extractChannel(0)
     .raw()
     .toBuffer();
   return { data, width: size.width, height: size.height };
@@ -98,6 +101,7 @@ export async function decodeMask(bytes: Buffer, size: ImageSize, maxPixels: numb
 /** White means change (BFL, fal, Replicate, Stability's MASK_IMAGE_WHITE, LocalAI, A1111 without invert). */
 export async function whiteMaskPng(mask: CanonicalMask): Promise<Buffer> {
   return sharp(mask.data, { raw: { width: mask.width, height: mask.height, channels: 1 } })
+    .toColourspace("b-w")
     .png()
     .toBuffer();
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
+import { alphaMaskedPng, type EditInput } from "@/lib/images/edit-input";
 import { log } from "@/lib/log";
 import { type ComfyMessage, type ComfySocket, openComfySocket } from "./comfyui-socket";
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
@@ -40,8 +41,12 @@ export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, p
 }
 
 function fillFor(template: WorkflowTemplate, workflow: string, job: GenerateJob, seed: number) {
-  const size = renderSizeFor(workflow, job.ratio, { width: job.width, height: job.height });
+  // An edit renders at the image's own size, which the image-to-image workflows take from LoadImage.
+  const size = job.input
+    ? { width: job.width, height: job.height }
+    : renderSizeFor(workflow, job.ratio, { width: job.width, height: job.height });
   return fillWorkflow(template.graph, {
+    ...(job.input && { denoise: job.input.strength }),
     prompt: job.styledPrompt,
     negative_prompt: job.negativePrompt ?? "",
     seed,
@@ -152,10 +157,14 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
   };
   signal.addEventListener("abort", onAbort, { once: true });
   try {
+    // An edit's image goes to the server that runs it first; LoadImage then names the file it stored.
+    const graph = args.job.input
+      ? fillWorkflow(args.graph, { image: await uploadImage(api, headers, args.job.input, signal) })
+      : args.graph;
     const submitted = await httpCall(api("/prompt"), {
       method: "POST",
       headers,
-      json: { prompt: args.graph, client_id: clientId },
+      json: { prompt: graph, client_id: clientId },
       signal,
       timeoutMs: CALL_TIMEOUT_MS,
     });
@@ -375,4 +384,38 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * POST /upload/image (server.py's image_upload): multipart `image`, stored as an input file. With a mask the image
+ * carries it as alpha = 1 − mask, since LoadImage gives MASK = 1 − alpha and the inpaint workflows repaint MASK.
+ */
+async function uploadImage(
+  api: (path: string) => string,
+  headers: Record<string, string>,
+  input: EditInput,
+  signal: AbortSignal,
+): Promise<string> {
+  const png = input.mask ? await alphaMaskedPng(input, input.mask) : input.png;
+  const form = new FormData();
+  form.append("image", new Blob([new Uint8Array(png)], { type: "image/png" }), `darkroom-${randomUUID()}.png`);
+  form.append("type", "input");
+  form.append("overwrite", "true");
+  const reply = await httpCall(api("/upload/image"), {
+    method: "POST",
+    headers,
+    form,
+    signal,
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
+  if (reply.status !== 200)
+    throw new LocalServerError("http", `POST /upload/image answered ${reply.status}`, { status: reply.status });
+  const answer = jsonOf(reply, "POST /upload/image") as { name?: unknown; subfolder?: unknown };
+  if (typeof answer.name !== "string" || answer.name === "") {
+    throw new LocalServerError("malformed", "POST /upload/image answered without a name");
+  }
+  // LoadImage names a file in a subfolder of the input folder as "<subfolder>/<name>".
+  return typeof answer.subfolder === "string" && answer.subfolder !== ""
+    ? `${answer.subfolder}/${answer.name}`
+    : answer.name;
 }

@@ -26,6 +26,8 @@ export type HttpCall = {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   json?: unknown;
+  /** A multipart body (ComfyUI's /upload/image); fetch sets its Content-Type with the boundary. */
+  form?: FormData;
   signal: AbortSignal;
   /** Extra bound for calls that are not the generation itself. */
   timeoutMs?: number;
@@ -39,7 +41,7 @@ export async function httpCall(url: string, call: HttpCall): Promise<HttpReply> 
     res = await fetch(url, {
       method: call.method ?? "GET",
       headers: { ...(call.json !== undefined && { "Content-Type": "application/json" }), ...call.headers },
-      body: call.json === undefined ? undefined : JSON.stringify(call.json),
+      body: call.form ?? (call.json === undefined ? undefined : JSON.stringify(call.json)),
       signal,
       redirect: "manual",
     });

@@ -22,16 +22,37 @@ export const MODEL_PRESETS: Record<ModelName, SamplingPreset> = {
   "alpha-schnell": FLUX_SCHNELL,
 };
 
-export const SHIPPED_WORKFLOWS = ["sdxl", "flux-schnell"] as const;
+/** Text to image, and for each its image-to-image (`-img2img`) and inpainting (`-inpaint`) siblings. */
+export const SHIPPED_WORKFLOWS = [
+  "sdxl",
+  "flux-schnell",
+  "sdxl-img2img",
+  "sdxl-inpaint",
+  "flux-schnell-img2img",
+  "flux-schnell-inpaint",
+] as const;
 export type ShippedWorkflow = (typeof SHIPPED_WORKFLOWS)[number];
 
+const SDXL_CHECKPOINT = { variable: "COMFYUI_SDXL_CHECKPOINT", fallback: "sd_xl_base_1.0.safetensors" };
+const FLUX_CHECKPOINT = { variable: "COMFYUI_FLUX_CHECKPOINT", fallback: "flux1-schnell-fp8.safetensors" };
 export const SHIPPED_CHECKPOINTS: Record<ShippedWorkflow, { variable: string; fallback: string }> = {
-  sdxl: { variable: "COMFYUI_SDXL_CHECKPOINT", fallback: "sd_xl_base_1.0.safetensors" },
-  "flux-schnell": { variable: "COMFYUI_FLUX_CHECKPOINT", fallback: "flux1-schnell-fp8.safetensors" },
+  sdxl: SDXL_CHECKPOINT,
+  "sdxl-img2img": SDXL_CHECKPOINT,
+  "sdxl-inpaint": SDXL_CHECKPOINT,
+  "flux-schnell": FLUX_CHECKPOINT,
+  "flux-schnell-img2img": FLUX_CHECKPOINT,
+  "flux-schnell-inpaint": FLUX_CHECKPOINT,
 };
 
 /** A shipped workflow's steps follow its model class, whichever public model it serves. */
-const WORKFLOW_STEPS: Record<ShippedWorkflow, number> = { sdxl: SDXL.steps, "flux-schnell": FLUX_SCHNELL.steps };
+const WORKFLOW_STEPS: Record<ShippedWorkflow, number> = {
+  sdxl: SDXL.steps,
+  "sdxl-img2img": SDXL.steps,
+  "sdxl-inpaint": SDXL.steps,
+  "flux-schnell": FLUX_SCHNELL.steps,
+  "flux-schnell-img2img": FLUX_SCHNELL.steps,
+  "flux-schnell-inpaint": FLUX_SCHNELL.steps,
+};
 
 export function stepsFor(workflow: string, model: ModelName): number {
   return WORKFLOW_STEPS[workflow as ShippedWorkflow] ?? MODEL_PRESETS[model].steps;

@@ -5,9 +5,20 @@ import { hasControlCharacters } from "@/lib/engines/routes";
 import { SHIPPED_CHECKPOINTS, SHIPPED_WORKFLOWS, type ShippedWorkflow } from "./presets";
 import { CHECKPOINT_PLACEHOLDER, checkWorkflow, fillWorkflow, parseWorkflow, type WorkflowTemplate } from "./workflow";
 import fluxSchnell from "./workflows/flux-schnell.json";
+import fluxSchnellImg2img from "./workflows/flux-schnell-img2img.json";
+import fluxSchnellInpaint from "./workflows/flux-schnell-inpaint.json";
 import sdxl from "./workflows/sdxl.json";
+import sdxlImg2img from "./workflows/sdxl-img2img.json";
+import sdxlInpaint from "./workflows/sdxl-inpaint.json";
 
-const SHIPPED_JSON: Record<ShippedWorkflow, unknown> = { sdxl, "flux-schnell": fluxSchnell };
+const SHIPPED_JSON: Record<ShippedWorkflow, unknown> = {
+  sdxl,
+  "flux-schnell": fluxSchnell,
+  "sdxl-img2img": sdxlImg2img,
+  "sdxl-inpaint": sdxlInpaint,
+  "flux-schnell-img2img": fluxSchnellImg2img,
+  "flux-schnell-inpaint": fluxSchnellInpaint,
+};
 const WORKFLOW_PREFIX = "COMFYUI_WORKFLOW_";
 const MAX_SERVERS = 64;
 

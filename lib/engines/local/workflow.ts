@@ -1,7 +1,17 @@
 // ComfyUI API-format workflow templates: validated once at start, then filled per request with plain values.
 
 /** Placeholders an operator's workflow file may use; each is filled per request. */
-export const PLACEHOLDERS = ["prompt", "negative_prompt", "seed", "width", "height", "steps"] as const;
+export const PLACEHOLDERS = [
+  "prompt",
+  "negative_prompt",
+  "seed",
+  "width",
+  "height",
+  "steps",
+  // Image-to-image and inpainting workflows: the uploaded file's name for LoadImage, and the strength as denoise.
+  "image",
+  "denoise",
+] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 /** Shipped templates also name their checkpoint, filled once from COMFYUI_*_CHECKPOINT. */
 export const CHECKPOINT_PLACEHOLDER = "checkpoint";
