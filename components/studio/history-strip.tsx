@@ -10,7 +10,8 @@ import { HISTORY_MAX, type HistoryItem } from "@/lib/client/history";
 
 type Props = {
   items: HistoryItem[];
-  currentId: string | null;
+  /** The images the result panel shows (one, or a request's variants). */
+  currentIds: string[];
   /** "browser": this browser's history; "key": the pasted Pro key's images, listed by the server. */
   source: "browser" | "key";
   onSelect: (item: HistoryItem) => void;
@@ -31,7 +32,7 @@ type Props = {
 const smallButton = `${secondaryButton} px-2 py-1 text-xs`;
 
 export function HistoryStrip(props: Props) {
-  const { items, currentId, source, onSelect, onReuse, onEdit, onDelete, deleting, onClear, onLoadMore, loading } =
+  const { items, currentIds, source, onSelect, onReuse, onEdit, onDelete, deleting, onClear, onLoadMore, loading } =
     props;
   return (
     <section aria-labelledby="history-heading" className="mt-8">
@@ -71,7 +72,7 @@ export function HistoryStrip(props: Props) {
                 <button
                   type="button"
                   onClick={() => onSelect(item)}
-                  aria-current={item.id === currentId ? "true" : undefined}
+                  aria-current={currentIds.includes(item.id) ? "true" : undefined}
                   className="group block w-full rounded-md text-left"
                 >
                   <span className="block aspect-square overflow-hidden rounded-md bg-stone-200 dark:bg-stone-800">

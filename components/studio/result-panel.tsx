@@ -122,10 +122,10 @@ function Grid({ items, onEdit }: { items: HistoryItem[]; onEdit: (item: HistoryI
                 data-testid="result-image"
               />
             </a>
-            <p className="flex flex-wrap items-center gap-1 text-[11px] text-stone-600 dark:text-stone-400">
+            <p className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-[11px] text-stone-600 dark:text-stone-400">
               <span className="font-semibold text-stone-800 dark:text-stone-200">Variant {i + 1}</span>
-              {item.seed !== undefined && <span className="font-mono">· seed {item.seed}</span>}
-              {!item.ai && <PreviewBadge engine={item.engine} />}
+              {item.seed !== undefined && <span className="font-mono">seed {item.seed}</span>}
+              {!item.ai && <PreviewBadge engine={item.engine} short />}
             </p>
             <ResultActions item={item} onEdit={onEdit} compact label={`variant ${i + 1}`} />
           </li>

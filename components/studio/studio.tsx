@@ -412,7 +412,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       <HistoryStrip
         items={library.key ? library.items : history}
         source={library.key ? "key" : "browser"}
-        currentId={batch[0]?.id ?? null}
+        currentIds={batch.map((b) => b.id)}
         onSelect={(item) => {
           setBatch([item]);
           resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });

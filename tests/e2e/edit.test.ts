@@ -169,7 +169,7 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
   await cells.nth(3).waitFor({ timeout: 60_000 });
   assert.equal(await cells.count(), 4);
   for (let i = 0; i < 4; i++) {
-    assert.match(await cells.nth(i).innerText(), new RegExp(`Variant ${i + 1}[\\s\\S]*Preview renderer · not AI`));
+    assert.match(await cells.nth(i).innerText(), new RegExp(`Variant ${i + 1}[\\s\\S]*Preview · not AI`));
   }
   assert.match(
     await page.getByTestId("not-ai-note").innerText(),
@@ -190,6 +190,20 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
       .evaluateAll((imgs) => Promise.all(imgs.map((i) => (i as HTMLImageElement).decode())));
   });
   assert.deepEqual(await axeBothThemes(page), []);
+
+  // On a phone each variant's caption, badge and buttons stay inside its cell.
+  await page.setViewportSize({ width: 375, height: 812 });
+  const spilling = await cells.evaluateAll(
+    (all) =>
+      all.filter((cell) =>
+        [...cell.querySelectorAll("*")].some(
+          (el) => el.getBoundingClientRect().right > cell.getBoundingClientRect().right + 1,
+        ),
+      ).length,
+  );
+  assert.equal(spilling, 0, "nothing spills out of a grid cell at 375 px");
+  assert.equal(await hasHorizontalOverflow(page), false);
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // What was sent: the photo untouched, and a white-on-black mask at its size, as painted.
   const [form] = await sentForms();
