@@ -21,16 +21,22 @@ type Props = {
   ratio: string;
   /** Shown while busy in place of the elapsed-time line: the job's place in line, stage and Cancel. */
   progress?: ReactNode;
+  /** What to do to get a result, shown while there is none. */
+  emptyHint?: string;
 };
+
+const DEFAULT_HINT = "Write a prompt, pick a model, style and shape, then press Generate.";
 
 function Placeholder({
   ratio,
   startedAt,
   progress,
+  hint,
 }: {
   ratio: string;
   startedAt: number | null;
   progress?: ReactNode;
+  hint: string;
 }) {
   const elapsed = useElapsed(startedAt);
   const busy = startedAt !== null;
@@ -51,7 +57,7 @@ function Placeholder({
       ) : (
         <div className="max-w-xs px-4 text-sm text-stone-600 dark:text-stone-400">
           <p className="font-medium text-stone-800 dark:text-stone-200">Your image will appear here</p>
-          <p className="mt-1">Write a prompt, pick a model, style and shape, then press Generate.</p>
+          <p className="mt-1">{hint}</p>
         </div>
       )}
     </div>
@@ -141,7 +147,7 @@ function Grid({ items, onEdit }: { items: HistoryItem[]; onEdit: (item: HistoryI
   );
 }
 
-export function ResultPanel({ items, startedAt, ratio, progress, onEdit }: Props) {
+export function ResultPanel({ items, startedAt, ratio, progress, onEdit, emptyHint = DEFAULT_HINT }: Props) {
   const first = items[0];
   return (
     <section aria-labelledby="result-heading" className={`${panel} p-3 sm:p-4`}>
@@ -153,6 +159,7 @@ export function ResultPanel({ items, startedAt, ratio, progress, onEdit }: Props
           ratio={startedAt !== null ? ratio : (first?.ratio ?? ratio)}
           startedAt={startedAt}
           progress={progress}
+          hint={emptyHint}
         />
       ) : items.length > 1 ? (
         <Grid items={items} onEdit={onEdit} />

@@ -399,6 +399,11 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
             <ResultPanel
               items={batch}
               onEdit={editItem}
+              emptyHint={
+                mode === "edit"
+                  ? "Choose an image, paint over what should change (or nothing, to change it all), describe the change, then press Generate."
+                  : undefined
+              }
               startedAt={startedAt}
               ratio={ratio}
               progress={
