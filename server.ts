@@ -6,14 +6,14 @@ import net from "node:net";
 import path from "node:path";
 import next from "next";
 import { serveCdnRequest } from "./app/cdn/serve-node";
-import { parseTrustedProxies, resolveClientIp } from "./lib/api/client-ip";
-import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/api/peer";
 import { ConfigError, parseConfig } from "./lib/config";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
+import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
+import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
-import { openImageStore, openStorage } from "./lib/services";
+import { getServices } from "./lib/services";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -41,9 +41,11 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  // Stored images are served here, before Next, which would drop their Content-Length. Creating the storage now
-  // also clears what a crash left half-written.
-  const storage = openStorage(config);
+  // The process's services, shared with the route handlers (one store connection, one storage). Stored images are
+  // served here, before Next, which would drop their Content-Length. Creating the storage now also clears what a
+  // crash left half-written.
+  const svc = getServices();
+  const storage = svc.storage;
   const cdn = storage.kind === "local" ? storage : null;
 
   const server = http.createServer((req, res) => {
@@ -97,9 +99,8 @@ async function main() {
     console.log(
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
-    // Retention: a sweep now and then every hour, with this process's own store connection.
-    const images = openImageStore(config);
-    startImageSweeps(() => sweepImages({ images, storage, retentionDays: config.images.retentionDays }));
+    // Retention: a sweep now and then every hour.
+    startImageSweeps(() => sweepImages({ images: svc.images, storage, retentionDays: config.images.retentionDays }));
   });
 }
 

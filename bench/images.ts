@@ -7,10 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { previewEngine } from "../lib/engines/preview";
 import { storeImage } from "../lib/images/library";
+import type { ImageRecord } from "../lib/images/store";
 import { sweepImages } from "../lib/images/sweep";
 import { createLocalStorage } from "../lib/storage/local";
-import type { ImageRecord } from "../lib/store/images";
-import { openSqliteImageStore } from "../lib/store/images-sqlite";
+import { openSqliteBackend } from "../lib/store/sqlite-backend";
 import type { Table } from "./neural";
 
 const DAY_MS = 86_400_000;
@@ -54,7 +54,8 @@ async function benchSweep(root: string, png: Buffer): Promise<{ sweepMs: number;
 
   // The sweep: 10,000 expired records with their files, removed by one sweep call (as many bounded runs as it takes).
   const dataDir = path.join(root, "sweep");
-  const images = openSqliteImageStore(dataDir);
+  const backend = openSqliteBackend(dataDir);
+  const images = backend.images;
   const storage = createLocalStorage(dataDir, undefined);
   const ids = Array.from({ length: SWEPT }, () => crypto.randomBytes(16).toString("hex"));
   writeFiles(path.join(dataDir, "images"), ids, small);
@@ -85,13 +86,14 @@ async function benchSweep(root: string, png: Buffer): Promise<{ sweepMs: number;
   const left = await images.count();
   const files = fs.readdirSync(path.join(dataDir, "images")).filter((n) => n.endsWith(".png")).length;
   if (left !== 0 || files !== 0) throw new Error(`sweep left ${left} records and ${files} files`);
-  await images.close();
+  await backend.close();
   return { sweepMs, floorMs, runs };
 }
 
 async function benchRecordCost(root: string, png: Buffer): Promise<{ putUs: number[]; insertUs: number[] }> {
   const dataDir = path.join(root, "record");
-  const images = openSqliteImageStore(dataDir);
+  const backend = openSqliteBackend(dataDir);
+  const images = backend.images;
   const storage = createLocalStorage(dataDir, undefined);
   const deps = { images, owner: "key_bench", retentionDays: 30 };
   const params = { prompt: "bench", model: "alpha-pro", style: "Photorealistic", ratio: "1:1", seed: 1 };
@@ -122,7 +124,7 @@ async function benchRecordCost(root: string, png: Buffer): Promise<{ putUs: numb
     putUs.push((b - a) * 1000);
     insertUs.push((c - b) * 1000);
   }
-  await images.close();
+  await backend.close();
   return { putUs, insertUs };
 }
 

@@ -1,5 +1,5 @@
 // Domain errors: what engines, enhancement, the store, storage and the work queues throw. They know nothing of
-// HTTP; `toApiError` in lib/api/errors.ts is the one place that maps each to a contract code.
+// HTTP; `toApiError` in lib/schemas/api-error.ts is the one place that maps each to a contract code.
 
 export abstract class DomainError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,13 +1,13 @@
 // OpenAPI 3.1 document built from the zod schemas that validate requests, so the docs cannot drift from the API.
 import { z } from "zod";
-import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_ENHANCE_MODE, describeEnhanceModes } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_MODEL } from "@/lib/catalog/models";
 import { accountResponseSchema, usageResponseSchema } from "@/lib/schemas/account";
 import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
-import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
+import { generateMultipartSchema, generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
 import {
   IMAGES_DEFAULT_LIMIT,
   IMAGES_MAX_LIMIT,
@@ -34,7 +34,13 @@ export type Endpoint = {
     description: string;
     schema: JsonSchema;
   }[];
-  request?: { contentType: "application/json" | "multipart/form-data"; schema: z.ZodType; example?: unknown };
+  request?: {
+    contentType: "application/json" | "multipart/form-data";
+    schema: z.ZodType;
+    example?: unknown;
+    /** A second form of the same request: multipart/form-data with files (generate's image input, 1.2). */
+    multipart?: z.ZodType;
+  };
   response: z.ZodType;
   /** The 200 answer's media type, when it is not JSON (the events stream). */
   responseType?: "text/event-stream";
@@ -86,13 +92,15 @@ export const ENDPOINTS: Endpoint[] = [
   {
     method: "post",
     path: "/api/generate",
-    summary: "Generate an image from a prompt",
-    description: "Renders one PNG and returns its URL. Counts one unit against the daily quota, only when it succeeds.",
+    summary: "Generate images from a prompt, or from an image and a mask",
+    description:
+      "Renders `n` images (default 1; png unless `output_format` says otherwise) and returns their URLs. Each image counts one unit against the daily quota, only when it is made. As multipart/form-data it also takes `image` (image-to-image), `mask` (inpainting: white changes, black keeps; transparent changes in a mask with alpha) and `strength`; JSON or form may name `image_id` from the caller's library instead. See docs/image-input.md.",
     auth: "key-or-browser",
     request: {
       contentType: "application/json",
       schema: generateRequestSchema,
       example: { prompt: "a lighthouse on a cliff at sunset", model: DEFAULT_MODEL, style: "Cinematic", ratio: "16:9" },
+      multipart: generateMultipartSchema,
     },
     response: generateResponseSchema,
     async: true,
@@ -104,6 +112,14 @@ export const ENDPOINTS: Endpoint[] = [
       "invalid_ratio",
       "invalid_seed",
       "invalid_negative_prompt",
+      "invalid_n",
+      "invalid_output_format",
+      "invalid_image",
+      "invalid_mask",
+      "invalid_strength",
+      "unsupported_input",
+      "image_too_large",
+      "not_found",
       ...ASYNC_ERRORS,
       "unauthorized",
       "content_filtered",
@@ -131,6 +147,7 @@ export const ENDPOINTS: Endpoint[] = [
       "invalid_strength",
       "invalid_scale",
       "invalid_model",
+      "invalid_output_format",
       "image_too_large",
       "unauthorized",
       "rate_limited",
@@ -425,7 +442,11 @@ export function buildOpenApi(origin: string): JsonSchema {
     if (ep.request) {
       const media: JsonSchema = { schema: toComponent(ep.request.schema, "input", schemas) };
       if (ep.request.example) media.example = ep.request.example;
-      operation.requestBody = { required: true, content: { [ep.request.contentType]: media } };
+      const content: JsonSchema = { [ep.request.contentType]: media };
+      if (ep.request.multipart) {
+        content["multipart/form-data"] = { schema: toComponent(ep.request.multipart, "input", schemas) };
+      }
+      operation.requestBody = { required: true, content };
     }
     const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.parameters ?? [])];
     if (parameters.length > 0) operation.parameters = parameters;

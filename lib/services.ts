@@ -1,51 +1,39 @@
-// Process-wide singletons (config, store, storage, queues), created once even if Next bundles this module twice.
+// The composition root: everything process-wide (config, the store backend and its repositories, storage, queues,
+// the job runner), built in one place. Routes get it through getServices(), which builds it once per process even
+// if Next bundles this module twice; server.ts, the CLIs and tests call createServices() themselves.
 
-import { type ProxyList, parseTrustedProxies } from "@/lib/api/client-ip";
-import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
-import { toApiError } from "@/lib/api/errors";
-import { outcomeOf, recordRequest } from "@/lib/api/usage-recording";
 import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { signingSecretOf } from "@/lib/console/keys";
 import { JobRunner } from "@/lib/jobs/runner";
-import type { HeldUnit, JobRecord } from "@/lib/jobs/types";
+import type { HeldUnit } from "@/lib/jobs/types";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { announceJob } from "@/lib/jobs/webhook";
+import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
+import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
+import { toApiError } from "@/lib/schemas/api-error";
 import { processSingleton } from "@/lib/singleton";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
-import type { ConsoleStore } from "@/lib/store/console";
-import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
-import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
-import type { ImageStore } from "@/lib/store/images";
-import { openSqliteImageStore } from "@/lib/store/images-sqlite";
-import { openUpstashImageStore } from "@/lib/store/images-upstash";
-import type { JobStore } from "@/lib/store/jobs";
-import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
-import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
-import { openSqliteStore } from "@/lib/store/sqlite";
-import type { Store } from "@/lib/store/types";
-import { openUpstashStore } from "@/lib/store/upstash";
+import type { Backend } from "@/lib/store/backend";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openUpstashBackend, type RedisBackend } from "@/lib/store/upstash-backend";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
-import { noUsageHistory, type UsageHistory } from "@/lib/store/usage-history";
-import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
-import { openUpstashUsageHistory } from "@/lib/store/usage-history-upstash";
-import type { WebhookOutbox } from "@/lib/store/webhooks";
-import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
-import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
+import { recordJob } from "@/lib/usage/recording";
 import { startWebhookWorker } from "@/lib/webhooks";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
-export type Services = {
+type Repositories = Omit<Backend, "kind" | "ping" | "close">;
+
+export type Services = Repositories & {
   config: Config;
-  store: Store;
+  /** The store backend the repositories below belong to (SQLite or Redis). */
+  backend: Backend;
   storage: ImageStorage;
-  /** One record per stored image (lib/images). */
-  images: ImageStore;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -54,40 +42,14 @@ export type Services = {
   queues: { generate: WorkQueue; enhance: WorkQueue };
   /** Bytes of uploads held in memory at once, across every request. */
   uploads: ByteBudget;
-  jobs: JobStore;
   runner: JobRunner;
-  /** Webhook deliveries waiting for an attempt, in the same backend as the store. */
-  webhooks: WebhookOutbox;
-  /** Waitlist decisions, the keys' 1.1 fields and the audit log, for the operators' console. */
-  console: ConsoleStore;
-  /** Daily usage aggregates. */
-  usage: UsageHistory;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
-export function openStore(config: Config): Store {
-  if (config.upstash) return openUpstashStore(config.upstash);
-  return openSqliteStore(config.dataDir);
-}
-
-/** The console's data, on the same backend as the store. */
-export function openConsoleStore(config: Config): ConsoleStore {
-  if (config.upstash) return openUpstashConsoleStore(config.upstash);
-  return openSqliteConsoleStore(config.dataDir);
-}
-
-/** The usage history on the same backend as the store; nothing at all when USAGE_HISTORY_DAYS is 0. */
-export function openUsageHistory(config: Config): UsageHistory {
-  const keepDays = config.usageHistoryDays;
-  if (keepDays === 0) return noUsageHistory;
-  if (config.upstash) return openUpstashUsageHistory({ ...config.upstash, keepDays });
-  return openSqliteUsageHistory(config.dataDir, { keepDays });
-}
-
-/** Image records live in the same backend as the store. */
-export function openImageStore(config: Config): ImageStore {
-  if (config.upstash) return openUpstashImageStore(config.upstash);
-  return openSqliteImageStore(config.dataDir);
+export function openBackend(config: Config): Backend {
+  const usageHistoryDays = config.usageHistoryDays;
+  if (config.upstash) return openUpstashBackend({ ...config.upstash, usageHistoryDays });
+  return openSqliteBackend(config.dataDir, { usageHistoryDays });
 }
 
 /** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
@@ -96,26 +58,24 @@ export function openStorage(config: Config): ImageStorage {
   return createLocalStorage(config.dataDir, config.publicCdnUrl);
 }
 
-/** Async jobs' records next to the quotas: in Redis with Upstash, else in the SQLite file. */
-export function openJobStore(config: Config): JobStore {
-  if (config.upstash) return openUpstashJobStore(config.upstash);
-  return openSqliteJobStore(config.dataDir);
-}
-
-function createServices(): Services {
-  const config = getConfig();
-  const store = openStore(config);
-  const jobs = openJobStore(config);
-  const webhooks = config.upstash ? openUpstashWebhookOutbox(config.upstash) : openSqliteWebhookOutbox(config.dataDir);
+/**
+ * Builds the whole graph for `config`; `overrides` replace parts (a test's backend or storage). Nothing runs in the
+ * background until startBackground().
+ */
+export function createServices(
+  config: Config,
+  overrides: Partial<Pick<Services, "backend" | "storage">> = {},
+): Services {
+  const backend = overrides.backend ?? openBackend(config);
+  const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend;
   const pepper = loadPepper(config.dataDir, config.keyPepper);
-  const consoleStore = openConsoleStore(config);
-  const usage = openUsageHistory(config);
   return {
+    ...repositories,
     config,
-    store,
-    statusGuard: config.upstash ? createUpstashGuard(config.upstash) : createMemoryWindow(),
-    storage: openStorage(config),
-    images: openImageStore(config),
+    backend,
+    statusGuard:
+      backend.kind === "upstash" ? createUpstashGuard((backend as RedisBackend).client) : createMemoryWindow(),
+    storage: overrides.storage ?? openStorage(config),
     proxies: parseTrustedProxies(config.trustedProxies),
     pepper,
     buckets: bucketsOf(config.limits),
@@ -124,75 +84,48 @@ function createServices(): Services {
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
-    jobs,
-    runner: createJobRunner(config, { store, jobs, webhooks, console: consoleStore, usage, pepper }),
-    webhooks,
-    console: consoleStore,
-    usage,
+    runner: createJobRunner(config, { ...repositories, pepper }),
   };
 }
 
+/**
+ * The background work of a serving process: every live instance sweeps expired jobs, so the jobs of one that died
+ * are failed and refunded by another; and webhook deliveries go out.
+ */
+export function startBackground(svc: Services): void {
+  svc.runner.watch();
+  startWebhookWorker({
+    store: svc.webhooks,
+    allowHosts: svc.config.webhookAllowHosts,
+    onAttempt: async (jobId, webhook) => {
+      await svc.jobs.transition(jobId, ALL_STATUSES, { webhook });
+    },
+  });
+}
+
 export function getServices(): Services {
-  return processSingleton("services", createServices);
+  return processSingleton("services", () => {
+    const svc = createServices(getConfig());
+    startBackground(svc);
+    return svc;
+  });
 }
 
 function createJobRunner(
   config: Config,
-  {
-    store,
-    jobs,
-    webhooks,
-    console: consoleStore,
-    usage,
-    pepper,
-  }: Pick<Services, "store" | "jobs" | "webhooks" | "console" | "usage" | "pepper">,
+  deps: Pick<Services, "quota" | "jobs" | "webhooks" | "keys" | "usage" | "pepper">,
 ): JobRunner {
-  const refund = (units: HeldUnit[]) =>
-    Promise.all(units.map((u) => store.refund(u.bucket, u.identity, u.windowStart))).then(() => undefined);
-  const runner = new JobRunner({
-    jobs,
-    refund,
+  return new JobRunner({
+    jobs: deps.jobs,
+    refund: (units: HeldUnit[]) => refundUnits(deps.quota, units),
     describeFailure: (err, jobId) => {
       const { code, message } = toApiError(err, jobId);
       return { code, message };
     },
     onFinished: (job) => {
-      void announceJob(webhooks, job, (keyId) => signingSecretOf({ console: consoleStore, pepper }, keyId));
-      void recordJob({ usage }, job);
+      void announceJob(deps.webhooks, job, (keyId) => signingSecretOf(deps, keyId));
+      void recordJob(deps, job);
     },
     leaseMs: config.jobs.leaseMs,
-  });
-  // Every live instance sweeps, so the jobs of one that died are failed and refunded by another.
-  runner.watch();
-  startWebhookWorker({
-    store: webhooks,
-    allowHosts: config.webhookAllowHosts,
-    onAttempt: async (jobId, webhook) => {
-      await jobs.transition(jobId, ALL_STATUSES, { webhook });
-    },
-  });
-  return runner;
-}
-
-/**
- * An async job's line in the usage history, when it ends (its 202 was not counted): succeeded, failed by the
- * status of its error, or refused when the caller cancelled it.
- */
-function recordJob(svc: Pick<Services, "usage">, job: JobRecord): Promise<void> {
-  const { plan = "free", keyId, model } = job.internal;
-  const status =
-    job.status === "succeeded"
-      ? 200
-      : job.status === "canceled"
-        ? 499
-        : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
-  const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
-  const made = Array.isArray(job.result?.images) ? job.result.images.length : undefined;
-  return recordRequest(svc, {
-    endpoint: job.kind,
-    caller: { plan, keyId },
-    note: { model, engine, made },
-    outcome: outcomeOf(status),
-    at: Date.parse(job.finished_at ?? "") || Date.now(),
   });
 }

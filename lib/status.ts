@@ -5,9 +5,9 @@ import type { Config } from "@/lib/config";
 import { describeEngines, describeGpuPools } from "@/lib/engines";
 import { describeEnhanceEngine } from "@/lib/enhance/engine-registry";
 import type { Plan } from "@/lib/quota/policies";
+import type { Usage } from "@/lib/quota/types";
 import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 import type { DiskCheck } from "@/lib/status-disk";
-import type { Usage } from "@/lib/store/types";
 
 export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
 // The style catalogue is the bulk of the record and never changes, so it is encoded once.

@@ -1,22 +1,21 @@
 // The console's actions on the command line, shared by `npm run keys` and `npm run waitlist`: approve <id>,
 // decline <id> (waitlist entries) and limit <key id> <n | default>. Each is audited as done from the CLI.
 
-import type { Config } from "../lib/config";
 import { CLI_ACTOR } from "../lib/console/actor";
 import { setKeyLimit } from "../lib/console/keys";
 import { approveEntry, declineEntry } from "../lib/console/waitlist";
 import { Conflict, NotFound } from "../lib/errors";
-import { bucketsOf } from "../lib/quota/policies";
 import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
-import type { ConsoleStore } from "../lib/store/console";
-import type { Store } from "../lib/store/types";
-import type { UsageHistory } from "../lib/store/usage-history";
+import type { Services } from "../lib/services";
 
 export const CONSOLE_USAGE = `  approve <waitlist id>                   approve an entry: a Pro key for its email (printed once, on the last line)
   decline <waitlist id>                   decline a pending entry
   limit <key id> <n | default>            set a key's own daily limit, or return it to PRO_REQUESTS_PER_DAY`;
 
-export type CliDeps = { config: Config; store: Store; console: ConsoleStore; usage: UsageHistory; pepper: string };
+export type CliDeps = Pick<
+  Services,
+  "config" | "keys" | "waitlist" | "audit" | "quota" | "usage" | "pepper" | "buckets"
+>;
 
 /** Runs a console command; null when `command` is not one of them. */
 export async function runConsoleCommand(command: string, args: string[], deps: CliDeps): Promise<number | null> {
@@ -67,7 +66,7 @@ async function limit(id: string | undefined, value: string | undefined, deps: Cl
     console.error(`limit needs a key id and a whole number from 0 to ${DAILY_LIMIT_MAX}, or "default"`);
     return 2;
   }
-  const view = await setKeyLimit({ ...deps, buckets: bucketsOf(deps.config.limits) }, id, n, CLI_ACTOR);
+  const view = await setKeyLimit(deps, id, n, CLI_ACTOR);
   console.log(`${id} may now make ${view.daily_limit} requests a day${view.default_limit ? " (the default)" : ""}.`);
   return 0;
 }

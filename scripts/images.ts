@@ -1,11 +1,11 @@
 // `npm run images -- sweep | delete <id> | delete-owner <key id> | count`: the image library from the operator's
 // shell, on the same store and storage the server uses.
 import { parseArgs } from "node:util";
-import { getConfig } from "../lib/config";
+import { parseConfig } from "../lib/config";
 import { NotFound } from "../lib/errors";
 import { deleteImage, deleteImagesOf } from "../lib/images/library";
 import { sweepImages } from "../lib/images/sweep";
-import { openImageStore, openStorage } from "../lib/services";
+import { createServices } from "../lib/services";
 
 const USAGE = `Usage:
   npm run images -- sweep                    remove every image past its expiry or IMAGE_RETENTION_DAYS, now
@@ -24,10 +24,11 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const config = getConfig();
+  const config = parseConfig(process.env);
+  const svc = createServices(config);
   const deps = {
-    images: openImageStore(config),
-    storage: openStorage(config),
+    images: svc.images,
+    storage: svc.storage,
     retentionDays: config.images.retentionDays,
   };
   try {
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
     console.error(`Unknown command "${command}".\n${USAGE}`);
     return 2;
   } finally {
-    await deps.images.close();
+    await svc.backend.close();
   }
 }
 

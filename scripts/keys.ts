@@ -2,11 +2,10 @@
 // manage Pro API keys in the server's own store.
 import { parseArgs } from "node:util";
 import { createApiKey } from "../lib/auth/keys";
-import { loadPepper } from "../lib/auth/pepper";
-import { getConfig } from "../lib/config";
+import { parseConfig } from "../lib/config";
 import { audit, CLI_ACTOR } from "../lib/console/actor";
 import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
-import { openConsoleStore, openStore, openUsageHistory } from "../lib/services";
+import { createServices } from "../lib/services";
 import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
 const USAGE = `Usage:
@@ -43,19 +42,10 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const config = getConfig();
-  const store = openStore(config);
-  const consoleStore = openConsoleStore(config);
-  const usage = openUsageHistory(config);
-  const pepper = loadPepper(config.dataDir, config.keyPepper);
+  const config = parseConfig(process.env);
+  const svc = createServices(config);
   try {
-    const handled = await runConsoleCommand(command, positionals.slice(1), {
-      config,
-      store,
-      console: consoleStore,
-      usage,
-      pepper,
-    });
+    const handled = await runConsoleCommand(command, positionals.slice(1), svc);
     if (handled !== null) return handled;
     if (command === "create") {
       const label = values.label?.trim();
@@ -73,8 +63,8 @@ async function main(): Promise<number> {
         console.error(`--limit needs a whole number from 0 to ${DAILY_LIMIT_MAX}`);
         return 2;
       }
-      const { key, record } = await createApiKey(store, pepper, label, { email, dailyLimit: limit });
-      await audit(consoleStore, CLI_ACTOR, "key_create", record.id, email ? `for ${email}` : null);
+      const { key, record } = await createApiKey(svc.keys, svc.pepper, label, { email, dailyLimit: limit });
+      await audit(svc.audit, CLI_ACTOR, "key_create", record.id, email ? `for ${email}` : null);
       console.log(`Created key ${record.id} (${record.label}), ending in ${record.last4}.`);
       console.log(`Webhook signing secret: ${record.webhookSecret} (GET /api/account shows it again)`);
       console.log("Copy the key now: it is shown only once and stored only as a hash.");
@@ -82,7 +72,7 @@ async function main(): Promise<number> {
       return 0;
     }
     if (command === "list") {
-      const keys = await store.listKeys();
+      const keys = await svc.keys.listKeys();
       if (keys.length === 0) {
         console.log("No keys yet. Create one with: npm run keys -- create --label <text>");
         return 0;
@@ -104,22 +94,20 @@ async function main(): Promise<number> {
         console.error("revoke needs a key id (see `npm run keys -- list`)");
         return 2;
       }
-      const before = await consoleStore.findKey(arg);
-      const found = await store.revokeKey(arg, new Date().toISOString());
+      const before = await svc.keys.findKey(arg);
+      const found = await svc.keys.revokeKey(arg, new Date().toISOString());
       if (!found) {
         console.error(`No key with id ${arg}.`);
         return 1;
       }
-      if (!before?.revokedAt) await audit(consoleStore, CLI_ACTOR, "key_revoke", arg);
+      if (!before?.revokedAt) await audit(svc.audit, CLI_ACTOR, "key_revoke", arg);
       console.log(`Revoked ${arg}.`);
       return 0;
     }
     console.error(`Unknown command "${command}".\n${USAGE}`);
     return 2;
   } finally {
-    await usage.close();
-    await consoleStore.close();
-    await store.close();
+    await svc.backend.close();
   }
 }
 

@@ -1,10 +1,9 @@
 // `npm run waitlist -- list [--format csv|json] | approve <id> | decline <id> | limit <key id> <n>`: the waitlist in
 // the server's own store, and the console's actions on it.
 import { parseArgs } from "node:util";
-import { loadPepper } from "../lib/auth/pepper";
-import { getConfig } from "../lib/config";
+import { parseConfig } from "../lib/config";
 import { csvCell } from "../lib/console/waitlist";
-import { openConsoleStore, openStore, openUsageHistory } from "../lib/services";
+import { createServices } from "../lib/services";
 import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
 const USAGE = `Usage:
@@ -29,19 +28,16 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 2;
   }
-  const config = getConfig();
-  const store = openStore(config);
-  const consoleStore = openConsoleStore(config);
-  const usage = openUsageHistory(config);
+  const config = parseConfig(process.env);
+  const svc = createServices(config);
   try {
-    const deps = { config, store, console: consoleStore, usage, pepper: loadPepper(config.dataDir, config.keyPepper) };
-    const handled = await runConsoleCommand(command, positionals.slice(1), deps);
+    const handled = await runConsoleCommand(command, positionals.slice(1), svc);
     if (handled !== null) return handled;
     if (command !== "list") {
       console.error(`Unknown command "${command}".\n${USAGE}`);
       return 2;
     }
-    const entries = await consoleStore.listWaitlist();
+    const entries = await svc.waitlist.listWaitlist();
     if (values.format === "json") {
       const rows = entries.map((e) => ({
         email: e.email,
@@ -60,9 +56,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await usage.close();
-    await consoleStore.close();
-    await store.close();
+    await svc.backend.close();
   }
 }
 

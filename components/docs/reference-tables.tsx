@@ -1,6 +1,7 @@
 // The limits, errors and headers tables of the API reference, from the same tables the server uses.
-import { ERROR_CODES, type ErrorCode } from "@/lib/api/error-codes";
+
 import { RATE_LIMIT_HEADERS } from "@/lib/openapi";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 import { mono, SimpleTable } from "./simple-table";
 
 export type Limits = {

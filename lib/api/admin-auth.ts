@@ -3,7 +3,7 @@
 // a key derived from the server's pepper and the token, so changing ADMIN_TOKEN ends every session. Pro keys are
 // never an admin credential.
 import crypto from "node:crypto";
-import type { Bucket } from "@/lib/store/types";
+import type { Bucket } from "@/lib/quota/types";
 
 export const SESSION_COOKIE = "darkroom_admin";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;

@@ -1,7 +1,8 @@
 // The JSON shapes of the console API (snake_case, as in the contract).
+
+import type { AuditEntry, WaitlistRecord } from "@/lib/console/types";
 import type { IssuedKey } from "@/lib/console/waitlist";
 import { truncateIp } from "@/lib/log";
-import type { AuditEntry, WaitlistRecord } from "@/lib/store/console";
 
 export function waitlistEntryJson(e: WaitlistRecord) {
   return {

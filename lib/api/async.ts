@@ -1,15 +1,13 @@
-// Async requests: whether the caller asked for one (Prefer: respond-async, or a webhook), accepting a job with the
-// contract's 202, and the Idempotency-Key bookkeeping of a request.
-import crypto from "node:crypto";
+// Async requests: whether the caller asked for one (Prefer: respond-async, or a webhook), and accepting a job with
+// the contract's 202.
 import { after } from "next/server";
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import type { JobWork } from "@/lib/jobs/runner";
 import type { JobKind } from "@/lib/jobs/types";
+import type { Quota } from "@/lib/quota/ledger";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
-import type { JobStore, StoredResponse } from "@/lib/store/jobs";
 import { checkWebhookUrl } from "@/lib/webhooks";
-import { ApiError } from "./errors";
-import type { Quota } from "./quota";
 
 export type AsyncMode = { async: false } | { async: true; webhookUrl?: string };
 
@@ -39,7 +37,7 @@ export function asyncModeOf(
  * while its job waits stops it as it leaves the queue: the job fails as `unauthorized` and the unit comes back.
  */
 export async function acceptJob(
-  svc: Pick<Services, "runner" | "console">,
+  svc: Pick<Services, "runner" | "keys">,
   input: { kind: JobKind; caller: Caller; quota: Quota; webhookUrl?: string; origin: string },
   work: JobWork,
 ): Promise<{ response: Response; done: Promise<void> }> {
@@ -50,7 +48,7 @@ export async function acceptJob(
         work({
           ...ctx,
           begin: async () => {
-            const key = await svc.console.findKey(keyId);
+            const key = await svc.keys.findKey(keyId);
             if (!key || key.revokedAt)
               throw new ApiError("unauthorized", "The key was revoked before the job started.");
             await ctx.begin();
@@ -98,68 +96,4 @@ export function keepAlive(done: Promise<void>): void {
   } catch {
     // Outside a request scope that supports waitUntil, the process outlives the job by itself.
   }
-}
-
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-
-/** One request's Idempotency-Key: claimed before quota, completed with the answer, released on an error. */
-export class Idempotency {
-  private claimed?: string;
-
-  constructor(
-    private readonly jobs: JobStore,
-    private readonly caller: Caller,
-    private readonly endpoint: string,
-    private readonly header: string | null,
-  ) {}
-
-  /**
-   * Claims the key for this request, or answers for it: the stored answer of a finished first request (marked
-   * replayed), 409 while the first still runs, 422 when the key was used for a different request.
-   */
-  async begin(fingerprintParts: unknown[]): Promise<Response | null> {
-    if (this.header === null) return null;
-    if (!IDEMPOTENCY_KEY.test(this.header)) {
-      throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
-    }
-    const key = `${this.caller.identity}:${this.endpoint}:${sha256(this.header)}`;
-    const fingerprint = sha256(JSON.stringify(fingerprintParts));
-    const existing = await this.jobs.claimIdempotencyKey(key, fingerprint, IDEMPOTENCY_TTL_MS);
-    if (!existing) {
-      this.claimed = key;
-      return null;
-    }
-    if (existing.fingerprint !== fingerprint) throw new ApiError("idempotency_mismatch");
-    if (!existing.response) throw new ApiError("idempotency_in_progress", undefined, { retryAfter: 1 });
-    return new Response(existing.response.body, {
-      status: existing.response.status,
-      headers: { ...existing.response.headers, "Idempotent-Replayed": "true" },
-    });
-  }
-
-  /** Keeps a 200 or 202 answer for replays. */
-  async complete(response: Response): Promise<void> {
-    if (!this.claimed) return;
-    const stored: StoredResponse = {
-      status: response.status,
-      body: await response.clone().text(),
-      headers: Object.fromEntries(
-        ["content-type", "location", "preference-applied"].flatMap((h) => {
-          const v = response.headers.get(h);
-          return v ? [[h, v]] : [];
-        }),
-      ),
-    };
-    await this.jobs.completeIdempotencyKey(this.claimed, stored, IDEMPOTENCY_TTL_MS);
-  }
-
-  /** Error answers are not kept: the same key may be used again. */
-  async release(): Promise<void> {
-    if (this.claimed) await this.jobs.releaseIdempotencyKey(this.claimed);
-  }
-}
-
-export function sha256(data: string | Buffer): string {
-  return crypto.createHash("sha256").update(data).digest("hex");
 }

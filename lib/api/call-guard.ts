@@ -1,10 +1,10 @@
 // Per-minute guards for the reads that use no daily quota (status, and later account and job reads).
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
-import type { Bucket } from "@/lib/store/types";
-import { ApiError } from "./errors";
-import { secondsUntil } from "./headers";
+import type { Bucket } from "@/lib/quota/types";
+import { secondsUntil } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
 
 /**
  * Counts one call on the caller's per-minute guard; 429 past it. Fails open while the store is down, so status can

@@ -1,5 +1,5 @@
 // Rate-limit headers in the contract's units: integers, reset as Unix seconds, Retry-After in seconds.
-import { DAY_MS, type Usage } from "@/lib/store/types";
+import { DAY_MS, type Usage } from "@/lib/quota/types";
 
 export function rateLimitHeaders(usage: Usage): Record<string, string> {
   return {
@@ -7,11 +7,6 @@ export function rateLimitHeaders(usage: Usage): Record<string, string> {
     "X-RateLimit-Remaining": String(Math.max(0, usage.remaining)),
     "X-RateLimit-Reset": String(Math.ceil(usage.resetMs / 1000)),
   };
-}
-
-/** Whole seconds until `resetMs`, at least 1 so clients never spin. */
-export function secondsUntil(resetMs: number, now = Date.now()): number {
-  return Math.max(1, Math.ceil((resetMs - now) / 1000));
 }
 
 export function nextUtcMidnightMs(now = Date.now()): number {

@@ -1,9 +1,9 @@
 // The image library's HTTP side: records as the API shows them, the list query and its opaque cursor, the path id.
 import type { OutputFormat } from "@/lib/catalog/output-formats";
 import { effectiveExpiry } from "@/lib/images/library";
+import { type ImageRecord, parsePosition } from "@/lib/images/store";
+import { ApiError } from "@/lib/schemas/api-error";
 import { IMAGES_DEFAULT_LIMIT, IMAGES_MAX_LIMIT, type ImageJson } from "@/lib/schemas/images";
-import { type ImageRecord, parsePosition } from "@/lib/store/images";
-import { ApiError } from "./errors";
 
 export function imageJsonOf(record: ImageRecord, retentionDays: number): ImageJson {
   const expiresAt = effectiveExpiry(record, retentionDays);

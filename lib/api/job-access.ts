@@ -1,5 +1,5 @@
 // Finding a caller's own job: anyone else's, a missing one and an expired one are all the same 404.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import { NotFound } from "@/lib/errors";
 import type { JobRecord } from "@/lib/jobs/types";
 import type { Services } from "@/lib/services";

@@ -1,6 +1,6 @@
 // Reads admin request bodies and query strings against lib/schemas/admin.ts; anything off is 400.
 import type { z } from "zod";
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/schemas/api-error";
 import { readJsonObject } from "./read-json";
 
 /** The first problem, named by its field, as a 400 invalid_request (invalid_email for the email). */

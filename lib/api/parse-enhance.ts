@@ -2,6 +2,7 @@
 // costs CPU and memory, so it runs only after the quota is taken.
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { ModelChoice } from "@/lib/enhance/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import {
   DEFAULT_ENHANCE_MODE,
   DEFAULT_STRENGTH,
@@ -12,7 +13,6 @@ import {
 } from "@/lib/schemas/enhance";
 import { outputFormatSchema, outputQualitySchema } from "@/lib/schemas/image-fields";
 import type { ByteBudget } from "@/lib/work/byte-budget";
-import { ApiError } from "./errors";
 import { readUpload } from "./read-upload";
 
 export type EnhanceUpload = {

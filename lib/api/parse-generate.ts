@@ -1,5 +1,7 @@
 // Validates a generate request, JSON or multipart, field by field in the contract's order, into one error code.
 // Nothing is decoded here: the image and mask bytes are only checked for presence; decoding runs after the quota.
+import { ApiError } from "@/lib/schemas/api-error";
+import { ERROR_CODES } from "@/lib/schemas/error-codes";
 import {
   DEFAULT_EDIT_STRENGTH,
   FIELDS_ADDED_IN_1_2,
@@ -9,8 +11,6 @@ import {
   INVALID_MODEL_MESSAGE,
 } from "@/lib/schemas/generate";
 import type { ByteBudget } from "@/lib/work/byte-budget";
-import { ERROR_CODES } from "./error-codes";
-import { ApiError } from "./errors";
 import { readJsonObject } from "./read-json";
 import { readUpload } from "./read-upload";
 

@@ -1,6 +1,7 @@
 // Validates a waitlist signup: a normalised email and an optional use case.
+
+import { ApiError } from "@/lib/schemas/api-error";
 import { waitlistRequestSchema } from "@/lib/schemas/waitlist";
-import { ApiError } from "./errors";
 import { readJsonObject } from "./read-json";
 
 export type WaitlistSignup = { email: string; useCase: string | null };

@@ -1,5 +1,5 @@
 // Reads a JSON request body with a hard size cap, so a huge body is refused without being buffered.
-import { ApiError } from "./errors";
+import { ApiError } from "@/lib/schemas/api-error";
 
 export const MAX_JSON_BYTES = 64 * 1024;
 

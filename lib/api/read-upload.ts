@@ -2,8 +2,8 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import Busboy from "busboy";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { ByteBudget } from "@/lib/work/byte-budget";
-import { ApiError } from "./errors";
 
 export type Upload = {
   /** Bytes of the `image` file part, if one was sent as a file. */

@@ -1,8 +1,8 @@
 // The Pro self-view endpoints need a Pro key (401 otherwise) and count on the per-minute status guard.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
 import { enforceCallGuard } from "./call-guard";
-import { ApiError } from "./errors";
 
 export async function requireProCaller(caller: Caller, svc: Services, what: string): Promise<string> {
   if (caller.plan !== "pro" || !caller.keyId) {

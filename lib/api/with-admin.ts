@@ -1,12 +1,12 @@
 // The wrapper around every /api/admin route: 404 while ADMIN_TOKEN is unset, then the token as a Bearer or the
 // console's session cookie (401 otherwise), and for cookie calls that change something, the same-origin check
 // (403). Answers are JSON in the usual bodies, never cached.
-import { identityOfIp, readClientIp } from "@/lib/auth/identify";
+import { identityOfIp, readClientIp } from "@/lib/api/identify";
 import type { Actor } from "@/lib/console/actor";
+import { secondsUntil } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import { getServices, type Services } from "@/lib/services";
 import { isSameOrigin, readCookie, SESSION_COOKIE, SIGN_IN_BUCKET, tokenMatches, verifySession } from "./admin-auth";
-import { ApiError } from "./errors";
-import { secondsUntil } from "./headers";
 import { errorResponse, newRequestId, originOf, respond } from "./with-api";
 
 export type AdminContext = {
@@ -39,11 +39,11 @@ export async function authenticateAdmin(req: Request, svc: Services): Promise<Ac
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const identity = identityOfIp(readClientIp(req, svc));
-    const failures = await svc.store.peek(SIGN_IN_BUCKET, identity);
+    const failures = await svc.quota.peek(SIGN_IN_BUCKET, identity);
     if (failures.remaining <= 0) throw tooManyFailures(failures.resetMs);
     const presented = /^Bearer +(\S+) *$/i.exec(auth)?.[1];
     if (presented !== undefined && tokenMatches(presented, admin.token)) return "token";
-    const counted = await svc.store.take(SIGN_IN_BUCKET, identity);
+    const counted = await svc.quota.take(SIGN_IN_BUCKET, identity);
     if (!counted.ok) throw tooManyFailures(counted.resetMs);
     throw new ApiError("unauthorized", "The admin token is missing or wrong.");
   }

@@ -2,16 +2,17 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
-import { type Caller, freeCallerOf, identifyCaller, readClientIp } from "@/lib/auth/identify";
+import { freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
+import type { Caller } from "@/lib/auth/types";
+import { Idempotency } from "@/lib/idempotency/idempotency";
+import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
+import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
+import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
-import { DAY_MS, emptyUsage, type Usage } from "@/lib/store/types";
-import { Idempotency } from "./async";
-import { ApiError, toApiError } from "./errors";
-import { rateLimitHeaders, secondsUntil } from "./headers";
-import { chargesFor, Quota, waitlistCharges } from "./quota";
-import { usageRecorderFor } from "./usage-recording";
+import { usageRecorderFor } from "@/lib/usage/recording";
+import { rateLimitHeaders } from "./headers";
 
 export type RouteContext = {
   req: Request;
@@ -50,14 +51,14 @@ export function withApi(
       const abandoned = () => req.signal.aborted;
       // A 401 describes the caller IP's Free generation bucket.
       const anonymous = freeCallerOf(ip);
-      quota = new Quota(svc.store, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
+      quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
       const caller = endpoint === "waitlist" ? anonymous : await identifyCaller(req, svc, ip);
       quota = new Quota(
-        svc.store,
+        svc.quota,
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
-      idempotency = new Idempotency(svc.jobs, caller, endpoint, req.headers.get("idempotency-key"));
+      idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"));
       recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
       const result = await handler({
         req,

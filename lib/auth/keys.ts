@@ -1,6 +1,6 @@
 // Pro API keys: shown once, stored only as an HMAC-SHA-256 under the pepper plus their last 4 characters.
 import crypto from "node:crypto";
-import type { KeyRecord, Store } from "@/lib/store/types";
+import type { KeyRecord, KeyRepository } from "@/lib/auth/types";
 
 export const KEY_PREFIX = "dk_live_";
 const KEY_PATTERN = /^dk_live_[A-Za-z0-9_-]{43}$/;
@@ -54,20 +54,24 @@ export function prepareApiKey(
 }
 
 export async function createApiKey(
-  store: Store,
+  keys: Pick<KeyRepository, "insertKey">,
   pepper: string,
   label: string,
   opts: NewKeyOptions = {},
 ): Promise<{ key: string; record: KeyRecord }> {
   const prepared = prepareApiKey(pepper, label, opts);
-  await store.insertKey(prepared.record);
+  await keys.insertKey(prepared.record);
   return prepared;
 }
 
 /** The active key record for a presented key, or null. Always does one constant-time comparison. */
-export async function verifyApiKey(store: Store, pepper: string, presented: string): Promise<KeyRecord | null> {
+export async function verifyApiKey(
+  keys: Pick<KeyRepository, "findKeyByHash">,
+  pepper: string,
+  presented: string,
+): Promise<KeyRecord | null> {
   const hash = Buffer.from(hashApiKey(presented, pepper), "hex");
-  const record = isWellFormedKey(presented) ? await store.findKeyByHash(hash.toString("hex")) : null;
+  const record = isWellFormedKey(presented) ? await keys.findKeyByHash(hash.toString("hex")) : null;
   const stored = record ? Buffer.from(record.hash, "hex") : DUMMY_HASH;
   const same = stored.length === hash.length && crypto.timingSafeEqual(stored, hash);
   if (!record || !same || record.revokedAt) return null;

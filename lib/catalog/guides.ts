@@ -18,6 +18,11 @@ export const GUIDES: readonly Guide[] = [
     title: "Run on your own GPU",
     covers: "ComfyUI and AUTOMATIC1111-compatible servers, workflows, pools",
   },
+  {
+    slug: "image-input",
+    title: "Image input",
+    covers: "image-to-image, inpainting, image_id, several images, output formats; which route takes what",
+  },
   { slug: "enhancement", title: "Enhancement engine", covers: "the super-resolution models, operator models, runtime" },
   { slug: "image-library", title: "Image library", covers: "image records, retention, deletes on Vercel Blob" },
   { slug: "production-backends", title: "Production backends", covers: "Redis and Vercel Blob instead of DATA_DIR" },

@@ -1,5 +1,5 @@
 // Who did an admin action, and how it is written to the audit log.
-import type { AuditAction, ConsoleStore } from "@/lib/store/console";
+import type { AuditAction, AuditLog } from "@/lib/console/types";
 
 export type Actor = {
   /** How the actor was let in: the console's session cookie, the token as a Bearer, or the command line. */
@@ -14,13 +14,13 @@ export const CLI_ACTOR: Actor = { via: "cli", ip: null };
  * address, as the contract says; the console shows only its network (IPv4 /24, IPv6 /48).
  */
 export async function audit(
-  store: Pick<ConsoleStore, "appendAudit">,
+  log: Pick<AuditLog, "appendAudit">,
   actor: Actor,
   action: AuditAction,
   target: string,
   detail: string | null = null,
 ): Promise<void> {
-  await store.appendAudit({
+  await log.appendAudit({
     at: new Date().toISOString(),
     action,
     target,

@@ -1,15 +1,16 @@
 // Pro keys in the console: the table (with last use and usage), creating, revoking and per-key daily limits.
 import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
+import type { KeyRecord } from "@/lib/auth/types";
 import { NotFound } from "@/lib/errors";
 import { deleteImagesOf, type LibraryDeps } from "@/lib/images/library";
 import { imageOwnerOf } from "@/lib/images/owner";
 import { type Buckets, dailyBucketOf } from "@/lib/quota/policies";
-import type { KeyRecord } from "@/lib/store/types";
-import { lastDates, type UsageHistory } from "@/lib/store/usage-history";
+import type { QuotaCounters } from "@/lib/quota/types";
+import { lastDates, type UsageHistory } from "@/lib/usage/history";
 import { type Actor, audit } from "./actor";
 import { type ConsoleDeps, deliverKey, type IssuedKey } from "./waitlist";
 
-export type KeyDeps = ConsoleDeps & { usage: UsageHistory; buckets: Buckets };
+export type KeyDeps = ConsoleDeps & { quota: QuotaCounters; usage: UsageHistory; buckets: Buckets };
 
 export type KeyView = {
   id: string;
@@ -58,7 +59,7 @@ async function figuresFor(deps: KeyDeps, keys: KeyRecord[]) {
     deps.usage.lastUsed(),
     deps.usage.keyTotals(dates[0], dates[dates.length - 1]),
     Promise.all(
-      keys.map((k) => deps.store.peek(dailyBucketOf(deps.buckets, "generate", "pro", k.dailyLimit), identityOf(k.id))),
+      keys.map((k) => deps.quota.peek(dailyBucketOf(deps.buckets, "generate", "pro", k.dailyLimit), identityOf(k.id))),
     ),
   ]);
   const last30 = new Map<string, number>();
@@ -68,13 +69,13 @@ async function figuresFor(deps: KeyDeps, keys: KeyRecord[]) {
 
 /** Every key, newest first. */
 export async function listKeyViews(deps: KeyDeps): Promise<KeyView[]> {
-  const keys = (await deps.store.listKeys()).reverse();
+  const keys = (await deps.keys.listKeys()).reverse();
   const figures = await figuresFor(deps, keys);
   return keys.map((k, i) => toKeyView(k, deps.buckets, figures[i]));
 }
 
 export async function viewKey(deps: KeyDeps, id: string): Promise<KeyView> {
-  const key = await deps.console.findKey(id);
+  const key = await deps.keys.findKey(id);
   if (!key) throw new NotFound("No key with that id.");
   return toKeyView(key, deps.buckets, (await figuresFor(deps, [key]))[0]);
 }
@@ -85,11 +86,11 @@ export async function createConsoleKey(
   actor: Actor,
   appUrl: string,
 ): Promise<IssuedKey> {
-  const { key, record } = await createApiKey(deps.store, deps.pepper, input.label, {
+  const { key, record } = await createApiKey(deps.keys, deps.pepper, input.label, {
     email: input.email,
     dailyLimit: input.dailyLimit,
   });
-  await audit(deps.console, actor, "key_create", record.id, record.email ? `for ${record.email}` : null);
+  await audit(deps.audit, actor, "key_create", record.id, record.email ? `for ${record.email}` : null);
   return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
 }
 
@@ -104,17 +105,17 @@ export async function revokeConsoleKey(
   actor: Actor,
   opts: { deleteImages?: boolean } = {},
 ): Promise<KeyView & { images_deleted?: number }> {
-  const before = await deps.console.findKey(id);
+  const before = await deps.keys.findKey(id);
   if (!before) throw new NotFound("No key with that id.");
   if (!before.revokedAt) {
-    await deps.store.revokeKey(id, new Date().toISOString());
-    await audit(deps.console, actor, "key_revoke", id);
+    await deps.keys.revokeKey(id, new Date().toISOString());
+    await audit(deps.audit, actor, "key_revoke", id);
   }
   if (!opts.deleteImages || !deps.images || !deps.storage) return viewKey(deps, id);
   const library = { images: deps.images, storage: deps.storage, retentionDays: deps.config.images.retentionDays };
   const { removed, failed } = await deleteImagesOf(imageOwnerOf({ keyId: id, identity: "" }, deps.pepper), library);
   await audit(
-    deps.console,
+    deps.audit,
     actor,
     "images_delete",
     id,
@@ -125,22 +126,16 @@ export async function revokeConsoleKey(
 
 /** Sets a key's own daily limit, or with null returns it to PRO_REQUESTS_PER_DAY; in force from its next request. */
 export async function setKeyLimit(deps: KeyDeps, id: string, limit: number | null, actor: Actor): Promise<KeyView> {
-  const before = await deps.console.findKey(id);
-  if (!before || !(await deps.console.setKeyDailyLimit(id, limit))) throw new NotFound("No key with that id.");
+  const before = await deps.keys.findKey(id);
+  if (!before || !(await deps.keys.setKeyDailyLimit(id, limit))) throw new NotFound("No key with that id.");
   const shown = (n: number | undefined) => (n === undefined ? "default" : String(n));
-  await audit(
-    deps.console,
-    actor,
-    "limit_change",
-    id,
-    `${shown(limit ?? undefined)} (was ${shown(before.dailyLimit)})`,
-  );
+  await audit(deps.audit, actor, "limit_change", id, `${shown(limit ?? undefined)} (was ${shown(before.dailyLimit)})`);
   return viewKey(deps, id);
 }
 
 /** The signing secret of a key known only by id (a job's webhook); the derived one if the key is gone. */
-export async function signingSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, keyId: string): Promise<string> {
-  const key = await deps.console.findKey(keyId);
+export async function signingSecretOf(deps: Pick<ConsoleDeps, "keys" | "pepper">, keyId: string): Promise<string> {
+  const key = await deps.keys.findKey(keyId);
   return key ? webhookSecretOf(deps, key) : webhookSecretFor(keyId, deps.pepper);
 }
 
@@ -149,9 +144,9 @@ export async function signingSecretOf(deps: Pick<ConsoleDeps, "console" | "peppe
  * one derived from the pepper (what it was shown until now), stored on first read.
  */
 
-export async function webhookSecretOf(deps: Pick<ConsoleDeps, "console" | "pepper">, key: KeyRecord): Promise<string> {
+export async function webhookSecretOf(deps: Pick<ConsoleDeps, "keys" | "pepper">, key: KeyRecord): Promise<string> {
   if (key.webhookSecret) return key.webhookSecret;
-  const secret = await deps.console.ensureWebhookSecret(key.id, webhookSecretFor(key.id, deps.pepper));
+  const secret = await deps.keys.ensureWebhookSecret(key.id, webhookSecretFor(key.id, deps.pepper));
   if (!secret) throw new NotFound("No key with that id.");
   return secret;
 }

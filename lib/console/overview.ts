@@ -4,10 +4,10 @@ import type { Config } from "@/lib/config";
 import { describeEngines } from "@/lib/engines";
 import { type RouteHealth, routeHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
+import type { ImageStore } from "@/lib/images/store";
 import { getImageSweepStats, type SweepStats } from "@/lib/images/sweep";
 import type { Buckets } from "@/lib/quota/policies";
-import type { ImageStore } from "@/lib/store/images";
-import type { Store } from "@/lib/store/types";
+import type { QuotaCounters } from "@/lib/quota/types";
 import type { WorkQueue } from "@/lib/work/queue";
 
 export type RouteView = { route: string; models: string[] } & RouteHealth;
@@ -19,7 +19,7 @@ export type Overview = {
   queues: { generate: QueueView; enhance: QueueView };
   /** null: the cap is off (0). */
   free_caps: { generate: CapView; enhance: CapView };
-  store: Store["kind"];
+  store: "sqlite" | "upstash";
   /** Models served by the built-in preview engine alone. */
   preview_models: string[];
   /** Stored images now (null when the store cannot count them), and this instance's retention sweeps. */
@@ -27,7 +27,8 @@ export type Overview = {
 };
 
 type Deps = {
-  store: Store;
+  quota: QuotaCounters;
+  backend: { readonly kind: "sqlite" | "upstash" };
   buckets: Buckets;
   config: Config;
   queues: { generate: WorkQueue; enhance: WorkQueue };
@@ -47,7 +48,7 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
   const cap = async (bucket: Buckets["freeGlobalGenerations"]): Promise<CapView> => {
     if (bucket.limit === 0) return null;
     // The identity chargesFor counts the whole Free plan on.
-    const usage = await deps.store.peek(bucket, "all");
+    const usage = await deps.quota.peek(bucket, "all");
     return { used: usage.used, limit: usage.limit };
   };
   const { work } = deps.config;
@@ -67,7 +68,7 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
       enhance: { ...deps.queues.enhance.stats, concurrency: work.enhanceConcurrency, max_queued: work.enhanceQueue },
     },
     free_caps: { generate: generateCap, enhance: enhanceCap },
-    store: deps.store.kind,
+    store: deps.backend.kind,
     preview_models: previewModels,
     images: { stored, retention_days: deps.config.images.retentionDays, sweeps: getImageSweepStats() },
   };

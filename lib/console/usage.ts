@@ -1,6 +1,6 @@
 // Usage series from the daily aggregates: the console's (every plan, endpoint, model, engine and outcome) and a Pro
 // key's own, one entry per UTC day including days with no use, oldest first.
-import { lastDates, type UsageHistory, type UsageRow } from "@/lib/store/usage-history";
+import { lastDates, type UsageHistory, type UsageRow } from "@/lib/usage/history";
 
 export const MAX_USAGE_DAYS = 90;
 

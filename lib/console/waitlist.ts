@@ -1,14 +1,20 @@
 // From the waitlist to a Pro key: list and search the signups, approve one (a key tied to the email, shown once and
 // emailed when mail is set up) or decline it. An entry is approved at most once, even by two operators at once.
 import { prepareApiKey } from "@/lib/auth/keys";
+import type { KeyRecord, KeyRepository } from "@/lib/auth/types";
 import type { Config } from "@/lib/config";
+import type { AuditLog, WaitlistRecord, WaitlistRepository, WaitlistStatus } from "@/lib/console/types";
 import { Conflict, NotFound } from "@/lib/errors";
-import type { ConsoleStore, WaitlistRecord, WaitlistStatus } from "@/lib/store/console";
-import type { KeyRecord, Store } from "@/lib/store/types";
 import { type Actor, audit } from "./actor";
 import { buildInvitation, type Invitation, sendInvitation } from "./invitation";
 
-export type ConsoleDeps = { store: Store; console: ConsoleStore; pepper: string; config: Config };
+export type ConsoleDeps = {
+  keys: KeyRepository;
+  waitlist: WaitlistRepository;
+  audit: AuditLog;
+  pepper: string;
+  config: Config;
+};
 
 export type WaitlistQuery = {
   status?: WaitlistStatus;
@@ -19,10 +25,10 @@ export type WaitlistQuery = {
 };
 
 export async function queryWaitlist(
-  deps: Pick<ConsoleDeps, "console">,
+  deps: Pick<ConsoleDeps, "waitlist">,
   q: WaitlistQuery,
 ): Promise<{ entries: WaitlistRecord[]; total: number; counts: Record<WaitlistStatus, number> }> {
-  const all = await deps.console.listWaitlist();
+  const all = await deps.waitlist.listWaitlist();
   const counts = { pending: 0, invited: 0, declined: 0 };
   for (const e of all) counts[e.status]++;
   const needle = q.search?.trim().toLowerCase();
@@ -61,43 +67,30 @@ export async function deliverKey(
 }
 
 /**
- * Approves an entry: claims it for a new key first (so a second approval is a Conflict and never makes a second
- * key), then stores the key; if that fails the claim is undone.
+ * Approves an entry: the entry moves to invited and its key is stored in one atomic step, so a second approval is a
+ * Conflict and never makes a second key, and a key that cannot be stored leaves the entry as it was.
  */
 export async function approveEntry(deps: ConsoleDeps, id: string, actor: Actor, appUrl: string): Promise<IssuedKey> {
-  const entry = await deps.console.findWaitlistEntry(id);
+  const entry = await deps.waitlist.findWaitlistEntry(id);
   if (!entry) throw new NotFound("No waitlist entry with that id.");
   if (entry.status === "invited") throw new Conflict("This entry was already approved.");
   const { key, record } = prepareApiKey(deps.pepper, entry.email, { email: entry.email });
-  const claimed = await deps.console.decideWaitlistEntry(id, {
-    from: ["pending", "declined"],
-    to: "invited",
-    keyId: record.id,
-    at: record.createdAt,
-  });
-  if (claimed === "missing") throw new NotFound("No waitlist entry with that id.");
-  if (claimed === "conflict") throw new Conflict("This entry was already approved.");
-  try {
-    await deps.store.insertKey(record);
-  } catch (err) {
-    await deps.console
-      .decideWaitlistEntry(id, { from: ["invited"], to: entry.status, keyId: null, at: null, ifKeyId: record.id })
-      .catch(() => undefined);
-    throw err;
-  }
-  await audit(deps.console, actor, "approve", id, `key ${record.id}`);
+  const outcome = await deps.waitlist.approveWaitlistEntry(id, record);
+  if (outcome === "missing") throw new NotFound("No waitlist entry with that id.");
+  if (outcome === "conflict") throw new Conflict("This entry was already approved.");
+  await audit(deps.audit, actor, "approve", id, `key ${record.id}`);
   return { key, record, ...(await deliverKey(deps.config, key, record, appUrl)) };
 }
 
 export async function declineEntry(deps: ConsoleDeps, id: string, actor: Actor): Promise<WaitlistRecord> {
-  const outcome = await deps.console.decideWaitlistEntry(id, {
+  const outcome = await deps.waitlist.decideWaitlistEntry(id, {
     from: ["pending"],
     to: "declined",
     keyId: null,
     at: new Date().toISOString(),
   });
   if (outcome === "missing") throw new NotFound("No waitlist entry with that id.");
-  const entry = await deps.console.findWaitlistEntry(id);
+  const entry = await deps.waitlist.findWaitlistEntry(id);
   if (outcome === "conflict" || !entry) {
     throw new Conflict(
       entry?.status === "invited"
@@ -105,7 +98,7 @@ export async function declineEntry(deps: ConsoleDeps, id: string, actor: Actor):
         : "This entry was already declined.",
     );
   }
-  await audit(deps.console, actor, "decline", id);
+  await audit(deps.audit, actor, "decline", id);
   return entry;
 }
 

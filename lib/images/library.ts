@@ -3,10 +3,10 @@
 import crypto from "node:crypto";
 import type { OutputFormat } from "@/lib/catalog/output-formats";
 import { ImageTooLarge, NotFound } from "@/lib/errors";
+import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/images/store";
 import { describeError, log } from "@/lib/log";
+import { DAY_MS } from "@/lib/quota/types";
 import type { ImageStorage } from "@/lib/storage/types";
-import type { Claimant, Due, ImageKind, ImageParams, ImageRecord, ImageStore, Lease } from "@/lib/store/images";
-import { DAY_MS } from "@/lib/store/types";
 import { hashDeleteToken, newDeleteToken } from "./owner";
 
 /** What a generation or enhancement needs to record its image. */

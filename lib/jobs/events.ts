@@ -1,7 +1,8 @@
 // A job's life as server-sent events: the current state first, a `progress` event on each change, then exactly
 // one terminal event, and the stream closes. It reads the shared store, so it works on any instance.
+
+import type { JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
-import type { JobStore } from "@/lib/store/jobs";
 import { isFinished, type JobRecord, viewOf } from "./types";
 
 const POLL_MS = 250;

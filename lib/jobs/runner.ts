@@ -4,8 +4,8 @@
 import crypto from "node:crypto";
 import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
+import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
-import type { JobPatch, JobStore } from "@/lib/store/jobs";
 import { ACTIVE_STATUSES, type HeldUnit, isFinished, type JobKind, type JobRecord } from "./types";
 
 export type JobContext = {

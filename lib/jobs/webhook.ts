@@ -1,7 +1,7 @@
 // A finished job with a webhook: its terminal event goes to the outbox, signed with the key's secret.
 import { describeError, log } from "@/lib/log";
-import type { WebhookOutbox } from "@/lib/store/webhooks";
 import { enqueueWebhook } from "@/lib/webhooks";
+import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 import { type JobRecord, viewOf } from "./types";
 
 export async function announceJob(

@@ -1,6 +1,6 @@
 // An in-process fixed-window counter for the per-minute status guard on the embedded store: status is polled
 // often, and a disk write per poll buys nothing on one machine. (With Upstash the guard lives in Redis.)
-import { type Bucket, type Take, windowStartOf } from "@/lib/store/types";
+import { type Bucket, type Take, windowStartOf } from "@/lib/quota/types";
 
 export type WindowCounter = { take(bucket: Bucket, id: string, now?: number): Promise<Take> };
 

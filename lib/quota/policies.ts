@@ -1,6 +1,6 @@
 // Named rate-limit policies: which buckets each endpoint takes from and reports on, per plan.
 import type { Config } from "@/lib/config";
-import { type Bucket, DAY_MS } from "@/lib/store/types";
+import { type Bucket, DAY_MS } from "@/lib/quota/types";
 
 const MINUTE_MS = 60_000;
 /** All the /64s of one IPv6 /48 together get at most this many times the per-IP free limit. */

@@ -1,7 +1,7 @@
 // The operators' console API and the Pro account endpoints: request bodies and query parameters, every bound
 // explicit. Shared by the routes and the console's forms.
 import { z } from "zod";
-import { WAITLIST_STATUSES } from "@/lib/store/console";
+import { WAITLIST_STATUSES } from "@/lib/console/types";
 import { emailSchema } from "./fields";
 
 export const DAILY_LIMIT_MAX = 1_000_000_000;

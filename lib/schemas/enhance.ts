@@ -8,7 +8,7 @@ import {
   joinWithOr,
 } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_STRENGTH } from "./enhance-rules";
-import { deleteTokenSchema, expiresAtSchema } from "./image-fields";
+import { deleteTokenSchema, expiresAtSchema, outputFormatSchema, outputQualitySchema } from "./image-fields";
 
 // Server code imports these from here; client code imports enhance-rules.ts directly to stay zod-free.
 export {
@@ -53,6 +53,8 @@ export const enhanceRequestSchema = z
       .default(2)
       .optional(),
     model: z.enum(ENHANCE_MODE_NAMES).default(DEFAULT_ENHANCE_MODE).optional().meta({ description: MODE_DESCRIPTION }),
+    output_format: outputFormatSchema,
+    output_quality: outputQualitySchema,
   })
   .meta({ id: "EnhanceRequest" });
 

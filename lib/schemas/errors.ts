@@ -1,6 +1,6 @@
 // The one error body every endpoint returns.
 import { z } from "zod";
-import { ERROR_CODE_NAMES } from "@/lib/api/error-codes";
+import { ERROR_CODE_NAMES } from "@/lib/schemas/error-codes";
 
 export const errorBodySchema = z
   .object({

@@ -1,8 +1,8 @@
 // POST /api/generate: request and response schemas (the single source of truth for both).
 import { z } from "zod";
-import type { ErrorCode } from "@/lib/api/error-codes";
 import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_CATALOG, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
+import type { ErrorCode } from "@/lib/schemas/error-codes";
 import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
 import { deleteTokenSchema, expiresAtSchema, outputFormatSchema, outputQualitySchema } from "./image-fields";
 

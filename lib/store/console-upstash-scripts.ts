@@ -46,6 +46,38 @@ redis.call("SET", KEYS[3], answer, "PX", ARGV[5])
 return answer
 `;
 
+/**
+ * KEYS: waitlist states, waitlist ids, the key index, the key's record, the call's marker. ARGV: entry id, key id,
+ * key hash, decision time, marker lifetime (ms), then the key record's field/value pairs. Moves a pending or
+ * declined entry to invited and stores its key, both or neither: "ok", "missing", "conflict", or "id" / "hash"
+ * when another key already has that id or hash (then nothing changed).
+ */
+export const APPROVE_WAITLIST_ENTRY = `#!lua flags=allow-key-locking
+local done = redis.call("GET", KEYS[5])
+if done then return done end
+local answer = "missing"
+local email = redis.call("HGET", KEYS[2], ARGV[1])
+if email then
+  local state = redis.call("HGET", KEYS[1], email) or ""
+  local status = string.match(state, "^([^|]*)|")
+  answer = "conflict"
+  if status == "pending" or status == "declined" then
+    if redis.call("HEXISTS", KEYS[3], ARGV[2]) == 1 then
+      answer = "id"
+    elseif redis.call("EXISTS", KEYS[4]) == 1 then
+      answer = "hash"
+    else
+      redis.call("HSET", KEYS[1], email, "invited|" .. ARGV[1] .. "|" .. ARGV[2] .. "|" .. ARGV[4])
+      redis.call("HSET", KEYS[3], ARGV[2], ARGV[3])
+      redis.call("HSET", KEYS[4], unpack(ARGV, 6))
+      answer = "ok"
+    end
+  end
+end
+redis.call("SET", KEYS[5], answer, "PX", ARGV[5])
+return answer
+`;
+
 /** KEYS: the audit list, the call's marker. ARGV: the entry (JSON), entries kept, marker lifetime (ms). */
 export const APPEND_AUDIT = `#!lua flags=allow-key-locking
 if redis.call("SET", KEYS[2], "1", "NX", "PX", ARGV[3]) then

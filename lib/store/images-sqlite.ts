@@ -1,10 +1,9 @@
 // Image records in the embedded SQLite file (its own connection, same file and migrations as the quota store).
 // Each claim is one UPDATE … RETURNING, atomic across every process that shares the file.
 import type Database from "better-sqlite3";
-import type { ImageParams, ImageRecord, ImageStore } from "./images";
-import { parsePosition, positionOf } from "./images";
-import { openSqliteFile } from "./sqlite-file";
-import type { RetryOptions } from "./sqlite-retry";
+import type { ImageParams, ImageRecord, ImageStore } from "@/lib/images/store";
+import { parsePosition, positionOf } from "@/lib/images/store";
+import type { SqliteConnection } from "./sqlite-file";
 
 type Row = {
   id: string;
@@ -104,9 +103,9 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): ImageStore {
+export function openSqliteImageStore(conn: SqliteConnection): ImageStore {
   // Every statement here is one atomic write or a read: a locked attempt changed nothing and can run again.
-  const { db, run } = openSqliteFile(dataDir, "sqlite images", prepareStatements, opts);
+  const { run } = conn.statements("sqlite images", prepareStatements);
   const cutoffOf = (cutoff: number | null) => cutoff ?? NO_CUTOFF;
 
   return {
@@ -185,7 +184,7 @@ export function openSqliteImageStore(dataDir: string, opts: RetryOptions = {}): 
       return (await run("count", (s) => s.count.get()))?.n ?? 0;
     },
     async close() {
-      db.close();
+      // The connection is the backend's.
     },
   };
 }

@@ -7,8 +7,8 @@
 //   darkroom:images:leased           sorted set: id by lease end, so run-out claims are found again
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
-import type { ImageRecord, ImageStore } from "./images";
-import { positionOf } from "./images";
+import type { ImageRecord, ImageStore } from "@/lib/images/store";
+import { positionOf } from "@/lib/images/store";
 import {
   CLAIM_DUE,
   CLAIM_IMAGE,
@@ -18,7 +18,7 @@ import {
   LIST_IMAGES,
   RELEASE_IMAGE,
 } from "./images-upstash-scripts";
-import { clientFor } from "./upstash";
+import type { RedisClient } from "./redis-client";
 
 const RECORDS = "darkroom:images";
 const ownerIndex = (owner: string) => `darkroom:images:owner:${owner}`;
@@ -64,8 +64,7 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function openUpstashImageStore(opts: { url: string; token: string; timeoutMs?: number }): ImageStore {
-  const { redis } = clientFor(opts.url, opts.token, opts.timeoutMs ?? 1500);
+export function openUpstashImageStore(redis: RedisClient): ImageStore {
   const scripts = {
     insert: redis.createScript<number>(INSERT_IMAGE),
     list: redis.createScript<unknown[]>(LIST_IMAGES),
@@ -89,11 +88,11 @@ export function openUpstashImageStore(opts: { url: string; token: string; timeou
     },
     async find(id, owner, { now, cutoff }) {
       const [stored, leased] = await call("find", () =>
-        Promise.all([redis.hget<string>(RECORDS, id), redis.hexists(LEASES, id)]),
+        Promise.all([redis.hget<string>(RECORDS, id), redis.hget<string>(LEASES, id)]),
       );
       // The client may hand back the JSON tail parsed; the record is always stored as one string.
       const record = decode(typeof stored === "string" ? stored : null);
-      if (!record || record.owner !== owner || leased === 1) return null;
+      if (!record || record.owner !== owner || leased !== null) return null;
       if ((record.expiresAt !== null && record.expiresAt <= now) || (cutoff !== null && record.createdAt <= cutoff))
         return null;
       return record;

@@ -1,14 +1,16 @@
 // Job and idempotency records in the embedded SQLite file. Every change is one transaction, retried on timers
 // while another process holds the lock, like the rest of the SQLite store.
+
+import type { IdempotencyStore } from "@/lib/idempotency/idempotency";
+import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
-import { applyPatch, type JobStore } from "./jobs";
-import { openSqliteFile } from "./sqlite-file";
+import type { SqliteConnection } from "./sqlite-file";
 
 type JobRow = { data: string };
 
-export function openSqliteJobStore(dataDir: string): JobStore {
+export function openSqliteJobStore(conn: SqliteConnection): JobStore {
   // Statements are prepared per call: job traffic is light, and the JSON record is the bulk of the work.
-  const { db, run } = openSqliteFile(dataDir, "jobs", () => undefined);
+  const { db, run } = conn.statements("jobs", () => undefined);
 
   const columns = (job: JobRecord) => ({
     id: job.id,
@@ -59,7 +61,12 @@ export function openSqliteJobStore(dataDir: string): JobStore {
         db.prepare<[number]>("DELETE FROM idempotency WHERE expires_ms < ?").run(now);
         return jobs;
       }),
+  };
+}
 
+export function openSqliteIdempotency(conn: SqliteConnection): IdempotencyStore {
+  const { db, run } = conn.statements("idempotency", () => undefined);
+  return {
     claimIdempotencyKey: (key, fingerprint, ttlMs) =>
       run("claimIdempotencyKey", () =>
         db

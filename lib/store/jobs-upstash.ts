@@ -3,9 +3,10 @@
 // so two instances never both move one job. Every write is safe to retry.
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
+import type { IdempotencyRecord, IdempotencyStore } from "@/lib/idempotency/idempotency";
+import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
-import { applyPatch, type IdempotencyRecord, type JobStore } from "./jobs";
-import { createRedisClient } from "./redis-client";
+import type { RedisClient } from "./redis-client";
 
 const jobKey = (id: string) => `darkroom:job:${id}`;
 const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
@@ -31,20 +32,18 @@ if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD
 return 1
 `;
 
-export function openUpstashJobStore(opts: { url: string; token: string; timeoutMs?: number }): JobStore {
-  const timeoutMs = opts.timeoutMs ?? 1500;
-  const redis = createRedisClient({ ...opts, timeoutMs }, "safe-to-retry");
-  const writeJob = redis.createScript<number>(WRITE_JOB);
+const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new StoreUnavailable(`upstash: jobs ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
+};
 
-  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw new StoreUnavailable(`upstash: jobs ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-      });
-    }
-  };
+export function openUpstashJobStore(redis: RedisClient): JobStore {
+  const writeJob = redis.createScript<number>(WRITE_JOB);
 
   const read = async (id: string): Promise<{ job: JobRecord; version: string } | null> => {
     // With deserialization off the client hands back Redis's own reply: [v, data], nulls when absent.
@@ -104,7 +103,11 @@ export function openUpstashJobStore(opts: { url: string; token: string; timeoutM
       }
       return removed;
     },
+  };
+}
 
+export function openUpstashIdempotency(redis: RedisClient): IdempotencyStore {
+  return {
     async claimIdempotencyKey(key, fingerprint, ttlMs) {
       // The claim carries a token of ours, so a retried SET that already landed is recognised as our own claim.
       const token = crypto.randomUUID();

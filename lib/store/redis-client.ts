@@ -1,10 +1,37 @@
-// The Upstash Redis REST client as every part of the store uses it: strings back as written, telemetry off, a fresh
-// deadline per request, and retries only where every call made through it is safe to run twice.
+// The Redis backend's one client, from one factory. Its first transport is Upstash's REST API (@upstash/redis):
+// strings back as written, telemetry off, a fresh deadline per request, and one quick retry, which every call made
+// through it tolerates (each write is safe to run twice, see upstash-scripts.ts). The backend uses only the
+// commands in RedisClient, so another transport needs to offer just these.
 import { Redis } from "@upstash/redis";
 
 export type RedisOptions = { url: string; token: string; timeoutMs?: number };
 
-export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "never-retry"): Redis {
+/** The commands the Redis backend and the per-minute guard use. */
+export type RedisClient = Pick<
+  Redis,
+  | "get"
+  | "set"
+  | "del"
+  | "exists"
+  | "hget"
+  | "hgetall"
+  | "hset"
+  | "hsetnx"
+  | "hdel"
+  | "hlen"
+  | "hmget"
+  | "lrange"
+  | "zrange"
+  | "zrem"
+  | "zscore"
+  | "ping"
+  | "createScript"
+  | "eval"
+  | "evalsha"
+  | "scriptLoad"
+>;
+
+export function createRedisClient(opts: RedisOptions): Redis {
   const timeoutMs = opts.timeoutMs ?? 1500;
   return new Redis({
     url: opts.url,
@@ -15,6 +42,6 @@ export function createRedisClient(opts: RedisOptions, retry: "safe-to-retry" | "
     // A function, so each request gets a fresh deadline covering all its attempts.
     signal: () => AbortSignal.timeout(timeoutMs),
     // One quick retry absorbs a stale keep-alive socket; a down Redis still fails within timeoutMs.
-    retry: retry === "safe-to-retry" ? { retries: 1, backoff: () => 50 } : { retries: 0 },
+    retry: { retries: 1, backoff: () => 50 },
   });
 }

@@ -3,13 +3,13 @@
 import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
-import { createRedisClient } from "./redis-client";
-import { type Bucket, windowStartOf } from "./types";
+import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import type { RedisClient } from "./redis-client";
 
-export function createUpstashGuard(opts: { url: string; token: string; timeoutMs?: number }): WindowCounter {
+export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: number } = {}): WindowCounter {
   const timeoutMs = opts.timeoutMs ?? 1500;
-  // Not retried: a call whose answer was lost may have counted already, and a guard must not count one call twice.
-  const redis = createRedisClient({ ...opts, timeoutMs }, "never-retry");
+  // The backend's one client: its single quick retry could count a call whose answer was lost twice, which only
+  // errs toward refusing.
   const limiters = new Map<string, Ratelimit>();
   const limiterOf = (bucket: Bucket) => {
     const id = `${bucket.name}\n${bucket.limit}\n${bucket.windowMs}`;

@@ -1,21 +1,11 @@
-// Production store on Upstash Redis, so quotas, keys and the waitlist are shared by every serverless instance.
+// Quota counters in Redis, shared by every instance, and the helpers the other Redis repositories share.
 // Quota windows are plain counters, keyed as @upstash/ratelimit's fixed window keyed them, so counts carry over.
 import crypto from "node:crypto";
-import type { Redis } from "@upstash/redis";
+import type { KeyRecord } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
-import { createRedisClient } from "./redis-client";
-import {
-  type Bucket,
-  type KeyRecord,
-  type Store,
-  type Take,
-  type Usage,
-  type WaitlistEntry,
-  windowStartOf,
-} from "./types";
-import { ADD_TO_WAITLIST, INSERT_KEY, REFUND, TAKE } from "./upstash-scripts";
-
-export type UpstashStoreOptions = { url: string; token: string; timeoutMs?: number };
+import { type Bucket, type QuotaCounters, type Take, type Usage, windowStartOf } from "@/lib/quota/types";
+import type { RedisClient } from "./redis-client";
+import { REFUND, TAKE } from "./upstash-scripts";
 
 export const KEY_INDEX = "darkroom:keys"; // hash: key id → key hash; also the list of all keys
 export const recordKey = (hash: string) => `darkroom:key:${hash}`; // hash: the KeyRecord's fields
@@ -26,32 +16,6 @@ const counterKey = (bucket: Bucket, id: string, windowStart: number) =>
 /** Where a script remembers its answer to one call, so a retried request doesn't apply the call twice. */
 export const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
 export const MARKER_TTL_MS = 60_000;
-
-// Created once per process (serverless instances reuse module scope across requests).
-const clients = new Map<string, { redis: Redis; scripts: Scripts }>();
-
-function createScripts(redis: Redis) {
-  return {
-    take: redis.createScript<number>(TAKE),
-    refund: redis.createScript<number>(REFUND),
-    insertKey: redis.createScript<string>(INSERT_KEY),
-    addToWaitlist: redis.createScript<number>(ADD_TO_WAITLIST),
-  };
-}
-type Scripts = ReturnType<typeof createScripts>;
-
-/** The process's client for one Upstash database (shared with the image store, lib/store/images-upstash.ts). */
-export function clientFor(url: string, token: string, timeoutMs: number) {
-  const id = `${url}\n${token}\n${timeoutMs}`;
-  let client = clients.get(id);
-  if (!client) {
-    // Every write is safe to repeat (see upstash-scripts.ts).
-    const redis = createRedisClient({ url, token, timeoutMs }, "safe-to-retry");
-    client = { redis, scripts: createScripts(redis) };
-    clients.set(id, client);
-  }
-  return client;
-}
 
 export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -97,9 +61,8 @@ export const byCreated =
   (a: T, b: T) =>
     a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
 
-export function openUpstashStore(opts: UpstashStoreOptions): Store {
-  const timeoutMs = opts.timeoutMs ?? 1500;
-  const { redis, scripts } = clientFor(opts.url, opts.token, timeoutMs);
+export function openUpstashQuota(redis: RedisClient): QuotaCounters {
+  const scripts = { take: redis.createScript<number>(TAKE), refund: redis.createScript<number>(REFUND) };
 
   const usageOf = (bucket: Bucket, used: number, windowStart: number): Usage => {
     const clamped = Math.min(bucket.limit, Math.max(0, used));
@@ -112,7 +75,6 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
   };
 
   return {
-    kind: "upstash",
     async take(bucket, id, now = Date.now()): Promise<Take> {
       const windowStart = windowStartOf(bucket, now);
       const answer = await call("take", () =>
@@ -134,76 +96,5 @@ export function openUpstashStore(opts: UpstashStoreOptions): Store {
       const used = await call("peek", () => redis.get<string>(counterKey(bucket, id, windowStart)));
       return usageOf(bucket, Number(used ?? 0), windowStart);
     },
-
-    async insertKey(key) {
-      const fields: Array<[string, string]> = [
-        ["id", key.id],
-        ["label", key.label],
-        ["hash", key.hash],
-        ["last4", key.last4],
-        ["plan", key.plan],
-        ["createdAt", key.createdAt],
-        ...(key.revokedAt ? [["revokedAt", key.revokedAt] as [string, string]] : []),
-        ...(key.email ? [["email", key.email] as [string, string]] : []),
-        ...(key.dailyLimit !== undefined ? [["dailyLimit", String(key.dailyLimit)] as [string, string]] : []),
-        ...(key.webhookSecret ? [["webhookSecret", key.webhookSecret] as [string, string]] : []),
-      ];
-      // One script writes the index and the record, so a reader sees the whole key or none of it.
-      const outcome = await call("insertKey", () =>
-        scripts.insertKey.exec([KEY_INDEX, recordKey(key.hash)], [key.id, key.hash, ...fields.flat()]),
-      );
-      if (outcome === "id") throw new Error(`a key with id ${key.id} already exists`);
-      if (outcome === "hash") throw new Error(`a key with hash …${key.hash.slice(-8)} already exists`);
-    },
-    async findKeyByHash(hash) {
-      // Always read from Redis (no cache): a revocation must be visible to every instance on the next request.
-      return toKeyRecord(await call("findKeyByHash", () => redis.hgetall(recordKey(hash))));
-    },
-    async listKeys() {
-      const index = pairs(await call("listKeys", () => redis.hgetall(KEY_INDEX)));
-      // Issued together, these go out as one auto-pipelined request.
-      const records = await call("listKeys", () =>
-        Promise.all(index.map(([, hash]) => redis.hgetall(recordKey(hash)))),
-      );
-      return records
-        .map(toKeyRecord)
-        .filter((k): k is KeyRecord => k !== null)
-        .sort(byCreated((k) => k.id));
-    },
-    async revokeKey(id, at) {
-      const hash = await call("revokeKey", () => redis.hget<string>(KEY_INDEX, id));
-      if (!hash) return false;
-      // HSETNX: the first revocation wins atomically, without a read-modify-write script.
-      await call("revokeKey", () => redis.hsetnx(recordKey(hash), "revokedAt", at));
-      return true;
-    },
-
-    async addToWaitlist(entry: WaitlistEntry) {
-      const value = JSON.stringify({ useCase: entry.useCase, createdAt: entry.createdAt });
-      const added = await call("addToWaitlist", () =>
-        scripts.addToWaitlist.exec([WAITLIST, markerKey()], [entry.email, value, String(MARKER_TTL_MS)]),
-      );
-      return added === 1;
-    },
-    async listWaitlist() {
-      const raw = pairs(await call("listWaitlist", () => redis.hgetall(WAITLIST)));
-      return raw
-        .map(([email, json]): WaitlistEntry => {
-          const v = JSON.parse(json) as { useCase?: string | null; createdAt?: string };
-          return { email, useCase: v.useCase ?? null, createdAt: v.createdAt ?? "" };
-        })
-        .sort(byCreated((e) => e.email));
-    },
-
-    async ping() {
-      try {
-        return (await redis.ping()) === "PONG";
-      } catch {
-        return false;
-      }
-    },
-    async close() {
-      // Nothing to release: the HTTP client is shared by the process.
-    },
-  } satisfies Store;
+  };
 }

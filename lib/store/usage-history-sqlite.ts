@@ -3,10 +3,9 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { describeError, log } from "@/lib/log";
-import { openSqliteFile } from "./sqlite-file";
-import type { RetryOptions } from "./sqlite-retry";
-import { DAY_MS } from "./types";
-import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "./usage-history";
+import { DAY_MS } from "@/lib/quota/types";
+import { cleanDimension, type KeyDayTotal, type UsageHistory, type UsageRow, utcDate } from "@/lib/usage/history";
+import type { SqliteConnection } from "./sqlite-file";
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /**
@@ -45,10 +44,10 @@ function prepare(db: Database.Database) {
 }
 
 export function openSqliteUsageHistory(
-  dataDir: string,
-  opts: RetryOptions & { keepDays: number },
+  conn: SqliteConnection,
+  opts: { keepDays: number },
 ): UsageHistory & { prune(now?: number): Promise<number> } {
-  const { db, run } = openSqliteFile(dataDir, "sqlite usage history", prepare, opts);
+  const { db, run } = conn.statements("sqlite usage history", prepare);
   let nextPruneAt = 0;
   let closed = false;
   let pruning: Promise<unknown> | undefined;
@@ -110,7 +109,6 @@ export function openSqliteUsageHistory(
     async close() {
       closed = true;
       await pruning;
-      db.close();
     },
   };
 }

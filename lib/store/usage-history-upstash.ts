@@ -1,9 +1,8 @@
 // Usage history on Upstash Redis: a hash per day (field: plan|endpoint|model|engine|outcome), a hash per Pro key
 // and day, and the day's succeeded requests per key; one script adds 1 to each, once, and they expire after the
 // retention. HINCRBY is atomic, so the counts are exact under any concurrency.
-import { RECORD_USAGE } from "./console-upstash-scripts";
-import { DAY_MS } from "./types";
-import { call, clientFor, MARKER_TTL_MS, markerKey, pairs, type UpstashStoreOptions } from "./upstash";
+
+import { DAY_MS } from "@/lib/quota/types";
 import {
   cleanDimension,
   type KeyDayTotal,
@@ -11,7 +10,10 @@ import {
   type UsageOutcome,
   type UsageRow,
   utcDate,
-} from "./usage-history";
+} from "@/lib/usage/history";
+import { RECORD_USAGE } from "./console-upstash-scripts";
+import type { RedisClient } from "./redis-client";
+import { call, MARKER_TTL_MS, markerKey, pairs } from "./upstash";
 
 const dayKey = (date: string) => `darkroom:usage:${date}`;
 const keyDayKey = (date: string, keyId: string) => `darkroom:usage:${date}:key:${keyId}`;
@@ -45,8 +47,7 @@ function toRows(date: string, raw: unknown, plan?: "pro"): UsageRow[] {
   });
 }
 
-export function openUpstashUsageHistory(opts: UpstashStoreOptions & { keepDays: number }): UsageHistory {
-  const { redis } = clientFor(opts.url, opts.token, opts.timeoutMs ?? 1500);
+export function openUpstashUsageHistory(redis: RedisClient, opts: { keepDays: number }): UsageHistory {
   const record = redis.createScript<number>(RECORD_USAGE);
   const ttlSeconds = String((opts.keepDays + 1) * 86_400);
 

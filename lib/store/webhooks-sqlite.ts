@@ -2,9 +2,8 @@
 // atomic on its own, so two workers (in one process or in several sharing the file) never lease the same row.
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { openSqliteFile } from "./sqlite-file";
-import type { RetryOptions } from "./sqlite-retry";
-import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
+import type { ClaimedDelivery, Delivery, WebhookOutbox } from "@/lib/webhooks/outbox";
+import type { SqliteConnection } from "./sqlite-file";
 
 type Row = {
   id: string;
@@ -57,10 +56,8 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
-export function openSqliteWebhookOutbox(dataDir: string, opts: RetryOptions = {}): WebhookOutbox {
-  const file = openSqliteFile(dataDir, "webhooks", prepareStatements, opts);
-  const db = file.db;
-  const run = file.run;
+export function openSqliteWebhookOutbox(conn: SqliteConnection): WebhookOutbox {
+  const { run } = conn.statements("webhooks", prepareStatements);
 
   return {
     kind: "sqlite",
@@ -89,7 +86,7 @@ export function openSqliteWebhookOutbox(dataDir: string, opts: RetryOptions = {}
       return row ? toDelivery(row) : null;
     },
     async close() {
-      db.close();
+      // The connection is the backend's.
     },
   };
 }

@@ -4,13 +4,10 @@
 // remembers its answer under its call's own id for a minute, so running it twice changes nothing more.
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
-import { createRedisClient } from "./redis-client";
-import type { ClaimedDelivery, Delivery, WebhookOutbox } from "./webhooks";
+import type { ClaimedDelivery, Delivery, WebhookOutbox } from "@/lib/webhooks/outbox";
+import type { RedisClient } from "./redis-client";
 
 export type UpstashWebhookOutboxOptions = {
-  url: string;
-  token: string;
-  timeoutMs?: number;
   /**
    * First part of every key; tests give each run its own.
    * @default "darkroom"
@@ -114,11 +111,9 @@ function toDelivery(raw: unknown, score: unknown): Delivery | null {
   };
 }
 
-export function openUpstashWebhookOutbox(opts: UpstashWebhookOutboxOptions): WebhookOutbox {
-  const timeoutMs = opts.timeoutMs ?? 1500;
+export function openUpstashWebhookOutbox(redis: RedisClient, opts: UpstashWebhookOutboxOptions = {}): WebhookOutbox {
   const ns = opts.namespace ?? "darkroom";
   // The scripts are safe to run twice.
-  const redis = createRedisClient({ ...opts, timeoutMs }, "safe-to-retry");
   const scripts = {
     enqueue: redis.createScript<number>(ENQUEUE),
     claim: redis.createScript<string[]>(CLAIM),

@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { processSingleton } from "@/lib/singleton";
-import type { ClaimedDelivery, WebhookOutbox } from "@/lib/store/webhooks";
+import type { ClaimedDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { nextRetryAt } from "./schedule";
 import { ATTEMPT_TIMEOUT_MS, isDelivered, type Resolver, type SendResult, sendWebhook } from "./send";
 import { newWebhookId, signWebhook } from "./sign";

@@ -1,7 +1,5 @@
 // The console's data and the usage history on Upstash, on a real redis-server behind the REST bridge.
-import { openUpstashConsoleStore } from "@/lib/store/console-upstash";
-import { openUpstashStore } from "@/lib/store/upstash";
-import { openUpstashUsageHistory } from "@/lib/store/usage-history-upstash";
+import { openUpstashBackend } from "@/lib/store/upstash-backend";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
@@ -11,12 +9,7 @@ runConsoleStoreSuite(
   "upstash",
   async () => {
     const { bridge } = await setup();
-    const opts = { url: bridge.url, token: bridge.token };
-    return {
-      store: openUpstashStore(opts),
-      console: openUpstashConsoleStore(opts),
-      usage: openUpstashUsageHistory({ ...opts, keepDays: 90 }),
-    };
+    return openUpstashBackend({ url: bridge.url, token: bridge.token, usageHistoryDays: 90 });
   },
   { skip },
 );

@@ -3,8 +3,9 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
-import type { ImageRecord } from "@/lib/store/images";
+import type { ImageRecord } from "@/lib/images/store";
 import { openUpstashImageStore } from "@/lib/store/images-upstash";
+import { createRedisClient } from "@/lib/store/redis-client";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
@@ -14,7 +15,7 @@ runImageStoreSuite(
   "upstash",
   async () => {
     const { bridge } = await setup();
-    return openUpstashImageStore({ url: bridge.url, token: bridge.token });
+    return openUpstashImageStore(createRedisClient({ url: bridge.url, token: bridge.token }));
   },
   { skip },
 );
@@ -24,7 +25,7 @@ describe("upstash image store when a response is lost after Redis ran the script
 
   it("a retried claim returns what the first attempt claimed, and a retried finish says it finished", async () => {
     const { bridge } = await setup();
-    const store = openUpstashImageStore({ url: bridge.url, token: bridge.token });
+    const store = openUpstashImageStore(createRedisClient({ url: bridge.url, token: bridge.token }));
     // Far in the future, so no other test's records are due at this clock.
     const now = Date.now() + 5000 * 86_400_000;
     const record = (i: number): ImageRecord => ({

@@ -1,5 +1,5 @@
-// The JobStore contract on a real redis-server through the Upstash REST bridge.
-import { openUpstashJobStore } from "@/lib/store/jobs-upstash";
+// The job store and idempotency contracts on a real redis-server through the Upstash REST bridge.
+import { openUpstashBackend } from "@/lib/store/upstash-backend";
 import { runJobStoreSuite } from "@/tests/helpers/job-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
@@ -7,5 +7,5 @@ const { setup } = sharedUpstashBridge();
 
 runJobStoreSuite("upstash", async () => {
   const { bridge } = await setup();
-  return openUpstashJobStore({ url: bridge.url, token: bridge.token });
+  return openUpstashBackend({ url: bridge.url, token: bridge.token });
 });

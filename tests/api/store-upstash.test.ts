@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
-import type { Bucket } from "@/lib/store/types";
-import { openUpstashStore } from "@/lib/store/upstash";
+import type { Bucket } from "@/lib/quota/types";
+import { openUpstashBackend } from "@/lib/store/upstash-backend";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 
@@ -18,7 +18,7 @@ runStoreSuite(
   "upstash",
   async () => {
     const { bridge } = await setup();
-    return openUpstashStore({ url: bridge.url, token: bridge.token });
+    return openUpstashBackend({ url: bridge.url, token: bridge.token });
   },
   { skip },
 );
@@ -106,46 +106,46 @@ describe("upstash store when a response is lost after Redis applied the command"
 
   it("counts a take once, and gives a refund back once", async () => {
     const { bridge } = await setup();
-    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const store = openUpstashBackend({ url: bridge.url, token: bridge.token });
     const b = bucket(5);
     // Loads the scripts first, so the request that loses its answer is one that Redis really ran.
-    await store.refund(b, "ip-1", (await store.take(b, "ip-1")).windowStart);
-    assert.equal((await store.take(b, "ip-1")).used, 1);
+    await store.quota.refund(b, "ip-1", (await store.quota.take(b, "ip-1")).windowStart);
+    assert.equal((await store.quota.take(b, "ip-1")).used, 1);
 
     const lostTake = bridge.dropResponses(1, writes);
-    const t = await store.take(b, "ip-1");
+    const t = await store.quota.take(b, "ip-1");
     assert.equal(lostTake(), 1, "the take's first response was lost");
     assert.equal(t.ok, true);
     assert.equal(t.used, 2);
-    assert.equal((await store.peek(b, "ip-1")).used, 2);
+    assert.equal((await store.quota.peek(b, "ip-1")).used, 2);
 
     const lostRefund = bridge.dropResponses(1, writes);
-    await store.refund(b, "ip-1", t.windowStart);
+    await store.quota.refund(b, "ip-1", t.windowStart);
     assert.equal(lostRefund(), 1, "the refund's first response was lost");
-    assert.equal((await store.peek(b, "ip-1")).used, 1);
+    assert.equal((await store.quota.peek(b, "ip-1")).used, 1);
   });
 
   it("reports a refused take as refused, and leaves the counter alone", async () => {
     const { bridge } = await setup();
-    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const store = openUpstashBackend({ url: bridge.url, token: bridge.token });
     const b = bucket(2);
-    assert.equal((await store.take(b, "ip-2")).ok, true);
-    assert.equal((await store.take(b, "ip-2")).ok, true);
+    assert.equal((await store.quota.take(b, "ip-2")).ok, true);
+    assert.equal((await store.quota.take(b, "ip-2")).ok, true);
 
     const lost = bridge.dropResponses(1, writes);
-    const t = await store.take(b, "ip-2");
+    const t = await store.quota.take(b, "ip-2");
     assert.equal(lost(), 1);
     assert.equal(t.ok, false);
     assert.equal(t.used, 2);
     // A refund of one unit frees exactly one.
-    await store.refund(b, "ip-2", t.windowStart);
-    assert.equal((await store.take(b, "ip-2")).ok, true);
-    assert.equal((await store.take(b, "ip-2")).ok, false);
+    await store.quota.refund(b, "ip-2", t.windowStart);
+    assert.equal((await store.quota.take(b, "ip-2")).ok, true);
+    assert.equal((await store.quota.take(b, "ip-2")).ok, false);
   });
 
   it("inserts a key and adds a waitlist entry once, and says so", async () => {
     const { bridge } = await setup();
-    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const store = openUpstashBackend({ url: bridge.url, token: bridge.token });
     const run = crypto.randomBytes(4).toString("hex");
     const key = (n: string) => ({
       id: `key-lost-${run}-${n}`,
@@ -156,26 +156,38 @@ describe("upstash store when a response is lost after Redis applied the command"
       createdAt: "2031-01-01T00:00:00.000Z",
       revokedAt: null,
     });
-    await store.insertKey(key("warm"));
+    await store.keys.insertKey(key("warm"));
 
     const k = key("lost");
     const lostKey = bridge.dropResponses(1, writes);
-    await store.insertKey(k);
+    await store.keys.insertKey(k);
     assert.equal(lostKey(), 1);
-    assert.deepEqual(await store.findKeyByHash(k.hash), k);
-    assert.equal((await store.listKeys()).filter((r) => r.id === k.id).length, 1);
+    assert.deepEqual(await store.keys.findKeyByHash(k.hash), k);
+    assert.equal((await store.keys.listKeys()).filter((r) => r.id === k.id).length, 1);
     // A different key under a taken id, or the same hash under another id, is still refused.
-    await assert.rejects(store.insertKey({ ...key("dup"), id: k.id }), /already exists/);
-    await assert.rejects(store.insertKey({ ...key("dup"), hash: k.hash }), /already exists/);
+    await assert.rejects(store.keys.insertKey({ ...key("dup"), id: k.id }), /already exists/);
+    await assert.rejects(store.keys.insertKey({ ...key("dup"), hash: k.hash }), /already exists/);
 
-    await store.addToWaitlist({ email: `warm-${run}@example.com`, useCase: null, createdAt: "2031-01-01T00:00:00Z" });
+    await store.waitlist.addToWaitlist({
+      email: `warm-${run}@example.com`,
+      useCase: null,
+      createdAt: "2031-01-01T00:00:00Z",
+    });
     const lostSignup = bridge.dropResponses(1, writes);
     const email = `lost-${run}@example.com`;
-    assert.equal(await store.addToWaitlist({ email, useCase: "x", createdAt: "2031-01-02T00:00:00.000Z" }), true);
+    assert.equal(
+      await store.waitlist.addToWaitlist({ email, useCase: "x", createdAt: "2031-01-02T00:00:00.000Z" }),
+      true,
+    );
     assert.equal(lostSignup(), 1);
-    assert.equal(await store.addToWaitlist({ email, useCase: "y", createdAt: "2031-01-03T00:00:00.000Z" }), false);
+    assert.equal(
+      await store.waitlist.addToWaitlist({ email, useCase: "y", createdAt: "2031-01-03T00:00:00.000Z" }),
+      false,
+    );
     assert.deepEqual(
-      (await store.listWaitlist()).filter((e) => e.email === email),
+      (await store.waitlist.listWaitlist())
+        .filter((e) => e.email === email)
+        .map(({ email, useCase, createdAt }) => ({ email, useCase, createdAt })),
       [{ email, useCase: "x", createdAt: "2031-01-02T00:00:00.000Z" }],
     );
   });
@@ -190,23 +202,23 @@ describe("upstash store when Redis fails", { skip }, () => {
 
   it("answers StoreUnavailable within 2 s while Redis is down, and recovers after a restart", async () => {
     const { redis, bridge } = await setup();
-    const store = openUpstashStore({ url: bridge.url, token: bridge.token });
+    const store = openUpstashBackend({ url: bridge.url, token: bridge.token });
     const b = bucket();
-    assert.equal((await store.take(b, "ip-1")).ok, true);
+    assert.equal((await store.quota.take(b, "ip-1")).ok, true);
 
     await redis.stop();
     try {
       const started = Date.now();
-      await assert.rejects(store.take(b, "ip-1"), StoreUnavailable);
-      await assert.rejects(store.peek(b, "ip-1"), StoreUnavailable);
-      await assert.rejects(store.findKeyByHash("0".repeat(64)), StoreUnavailable);
+      await assert.rejects(store.quota.take(b, "ip-1"), StoreUnavailable);
+      await assert.rejects(store.quota.peek(b, "ip-1"), StoreUnavailable);
+      await assert.rejects(store.keys.findKeyByHash("0".repeat(64)), StoreUnavailable);
       assert.equal(await store.ping(), false);
       assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
     } finally {
       await redis.start();
     }
     assert.equal(await store.ping(), true);
-    assert.equal((await store.take(b, "ip-1")).ok, true);
+    assert.equal((await store.quota.take(b, "ip-1")).ok, true);
   });
 
   it("fails closed when the limiter times out", async () => {
@@ -215,9 +227,9 @@ describe("upstash store when Redis fails", { skip }, () => {
     await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
-      const store = openUpstashStore({ url, token: "t", timeoutMs: 300 });
+      const store = openUpstashBackend({ url, token: "t", timeoutMs: 300 });
       const started = Date.now();
-      await assert.rejects(store.take(bucket(), "ip-1"), StoreUnavailable);
+      await assert.rejects(store.quota.take(bucket(), "ip-1"), StoreUnavailable);
       assert.ok(Date.now() - started < 2000);
       assert.equal(await store.ping(), false);
     } finally {

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
+import { createRedisClient } from "@/lib/store/redis-client";
 import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
@@ -16,7 +17,9 @@ runWebhookOutboxSuite(
   async () => {
     const { bridge } = await setup();
     const namespace = freshNamespace();
-    return { open: () => openUpstashWebhookOutbox({ url: bridge.url, token: bridge.token, namespace }) };
+    return {
+      open: () => openUpstashWebhookOutbox(createRedisClient({ url: bridge.url, token: bridge.token }), { namespace }),
+    };
   },
   { skip },
 );
@@ -36,7 +39,9 @@ describe("upstash webhook outbox with lost answers", { skip }, () => {
 
   it("a claim whose answer was lost still hands the delivery to its caller, once", async () => {
     const { bridge } = await setup();
-    const outbox = openUpstashWebhookOutbox({ url: bridge.url, token: bridge.token, namespace: freshNamespace() });
+    const outbox = openUpstashWebhookOutbox(createRedisClient({ url: bridge.url, token: bridge.token }), {
+      namespace: freshNamespace(),
+    });
     await outbox.enqueue(delivery("msg_a"));
     // Loads the script, so the lost request is the claim itself, not a NOSCRIPT miss.
     assert.deepEqual(await outbox.claimDue(T0 - 1, 60_000, 10), []);
@@ -56,7 +61,9 @@ describe("upstash webhook outbox with lost answers", { skip }, () => {
 
   it("an attempt whose answer was lost is recorded once and reported as recorded", async () => {
     const { bridge } = await setup();
-    const outbox = openUpstashWebhookOutbox({ url: bridge.url, token: bridge.token, namespace: freshNamespace() });
+    const outbox = openUpstashWebhookOutbox(createRedisClient({ url: bridge.url, token: bridge.token }), {
+      namespace: freshNamespace(),
+    });
     await outbox.enqueue(delivery("msg_b"));
     const [claimed] = await outbox.claimDue(T0, 60_000, 10);
     assert.equal(

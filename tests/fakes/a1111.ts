@@ -2,7 +2,7 @@
 // parameters, info: JSON text with the seed used }, GET /sdapi/v1/progress → { progress, eta_relative, state,
 // current_image, textinfo }, POST /sdapi/v1/interrupt → {}. Jobs run one at a time (the queue lock); --api-auth
 // is HTTP Basic with FastAPI's 401 bodies.
-import { expect, type Fake, imageOf, objectOf, startFake } from "./fake-server";
+import { expect, type Fake, imageFromBase64, imageOf, objectOf, startFake } from "./fake-server";
 
 export const A1111_AUTH = "darkroom:gpu-secret-pass";
 export const A1111_CHECKPOINTS = ["sd_xl_base_1.0.safetensors", "flux1-schnell-fp8.safetensors"];
@@ -70,10 +70,13 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
       if (state.job_count > 0) state.interrupted = true;
       return { status: 200, json: {} };
     }
-    if (key !== "POST /sdapi/v1/txt2img") return { status: 404, json: { detail: "Not Found" } };
+    if (key !== "POST /sdapi/v1/txt2img" && key !== "POST /sdapi/v1/img2img") {
+      return { status: 404, json: { detail: "Not Found" } };
+    }
 
     const body = objectOf(req.body);
     checkBody(f, body);
+    if (key === "POST /sdapi/v1/img2img") await checkImg2img(f, body);
     if (f.mode === "error") {
       return { status: 500, json: { error: "OutOfMemoryError", detail: "", body: "", errors: "CUDA out of memory." } };
     }
@@ -155,4 +158,18 @@ function checkBody(f: Fake, body: Record<string, unknown>) {
   const checkpoint = objectOf(body.override_settings).sd_model_checkpoint;
   expect(f, A1111_CHECKPOINTS.includes(String(checkpoint)), `txt2img: unknown checkpoint ${String(checkpoint)}`);
   expect(f, body.send_images !== false, "txt2img: send_images is false, so no image would come back");
+}
+
+/** StableDiffusionProcessingImg2Img's extra fields: init_images (base64), denoising_strength, and for inpainting a mask. */
+async function checkImg2img(f: Fake, body: Record<string, unknown>) {
+  const init = Array.isArray(body.init_images) ? await imageFromBase64(body.init_images[0]) : null;
+  expect(f, init !== null, "img2img: init_images[0] is not a base64 image");
+  expect(f, init?.width === body.width && init?.height === body.height, "img2img: init image and size differ");
+  const strength = body.denoising_strength;
+  expect(f, typeof strength === "number" && strength >= 0 && strength <= 1, "img2img: denoising_strength");
+  if (body.mask !== undefined) {
+    const mask = await imageFromBase64(body.mask);
+    expect(f, mask?.width === init?.width && mask?.height === init?.height, "img2img: mask size differs");
+    expect(f, body.inpainting_mask_invert === 0, "img2img: white must be repainted (inpainting_mask_invert 0)");
+  }
 }

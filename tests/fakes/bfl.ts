@@ -4,6 +4,7 @@ import {
   expect,
   expectHeader,
   type Fake,
+  imageFromBase64,
   imageOf,
   isMultipleOf32InFluxRange,
   NOT_AN_IMAGE,
@@ -12,6 +13,7 @@ import {
 } from "./fake-server";
 
 export const BFL_KEY = "bfl-test-key";
+const SUBMIT_PATHS = ["/v1/flux-pro-1.1", "/v1/flux-kontext-pro", "/v1/flux-pro-1.0-fill"];
 
 export function startBflFake(): Promise<Fake> {
   const tasks = new Map<string, { width: number; height: number; seed: number; polls: number }>();
@@ -20,14 +22,28 @@ export function startBflFake(): Promise<Fake> {
     async (req, f) => {
       expectHeader(f, req, "x-key", BFL_KEY);
       if (req.method === "POST") {
-        expect(f, req.path === "/v1/flux-pro-1.1", `bfl: unexpected submit path ${req.path}`);
+        expect(f, SUBMIT_PATHS.includes(req.path), `bfl: unexpected submit path ${req.path}`);
         const body = objectOf(req.body);
         expect(f, typeof body.prompt === "string" && body.prompt.length > 0, "bfl: prompt missing");
-        expect(
-          f,
-          isMultipleOf32InFluxRange(body.width) && isMultipleOf32InFluxRange(body.height),
-          `bfl: bad size ${String(body.width)}x${String(body.height)}`,
-        );
+        // Kontext edits input_image; Fill repaints where its mask is white. Both take their size from the image.
+        const input = await imageFromBase64(body.input_image);
+        if (req.path === "/v1/flux-pro-1.1") {
+          expect(
+            f,
+            isMultipleOf32InFluxRange(body.width) && isMultipleOf32InFluxRange(body.height),
+            `bfl: bad size ${String(body.width)}x${String(body.height)}`,
+          );
+        } else {
+          expect(f, input !== null, `bfl ${req.path}: input_image must be a base64 image`);
+          if (input) Object.assign(body, { width: input.width, height: input.height });
+        }
+        if (req.path === "/v1/flux-pro-1.0-fill") {
+          const mask = await imageFromBase64(body.mask);
+          expect(f, mask !== null, "bfl fill: mask must be a base64 image");
+          expect(f, mask?.width === input?.width && mask?.height === input?.height, "bfl fill: mask size differs");
+        } else {
+          expect(f, body.mask === undefined, `bfl ${req.path}: takes no mask`);
+        }
         expect(f, body.output_format === "png", "bfl: output_format should be png");
         if (f.mode === "error") return { status: 500, json: { detail: "Internal Server Error" } };
         if (f.mode === "capacity") {

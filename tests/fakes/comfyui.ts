@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type net from "node:net";
+import sharp from "sharp";
 import { WebSocket, WebSocketServer } from "ws";
 import { imageOf } from "./fake-server";
 
@@ -40,6 +41,8 @@ export type ComfyFake = {
   requests: ComfyRecorded[];
   /** Every workflow accepted by POST /prompt, with its client id. */
   prompts: { id: string; prompt: Record<string, Node>; clientId?: string }[];
+  /** Files received by POST /upload/image, by name. */
+  uploads: Map<string, { width: number; height: number; hasAlpha: boolean }>;
   /** Request-shape problems; tests assert this stays empty. */
   violations: string[];
   /** Websocket connections accepted so far. */
@@ -94,6 +97,7 @@ export async function startComfyFake(
     externalQueue: 0,
     requests: [],
     prompts: [],
+    uploads: new Map(),
     violations: [],
     socketsOpened: 0,
     stepsSent: 0,
@@ -105,6 +109,7 @@ export async function startComfyFake(
       fake.externalQueue = 0;
       fake.requests = [];
       fake.prompts = [];
+      fake.uploads.clear();
       fake.violations = [];
       fake.socketsOpened = 0;
       fake.stepsSent = 0;
@@ -161,12 +166,23 @@ export async function startComfyFake(
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
       const url = new URL(req.url ?? "/", fake.url);
-      const raw = Buffer.concat(chunks).toString("utf8");
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString("utf8");
       let body: unknown;
       try {
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
         body = raw;
+      }
+      const type = req.headers["content-type"] ?? "";
+      if (/^multipart\/form-data/i.test(type)) {
+        body = await new Request("http://fake/", {
+          method: "POST",
+          headers: { "content-type": type },
+          body: new Uint8Array(bytes),
+        })
+          .formData()
+          .catch(() => undefined);
       }
       fake.requests.push({
         method: req.method ?? "",
@@ -208,6 +224,7 @@ export async function startComfyFake(
         return json(200, entry ? { [decodeURIComponent(historyMatch[1])]: entry } : {});
       }
       if (key === "GET /view") return view(url.searchParams, res);
+      if (key === "POST /upload/image") return uploadImage(body, json);
       return empty(404);
     });
   });
@@ -265,6 +282,22 @@ export async function startComfyFake(
     return json(200, { prompt_id: id, number: number - 1, node_errors: {} });
   }
 
+  /** server.py's image_upload: a multipart `image` file (plus type, subfolder, overwrite) into the input folder. */
+  async function uploadImage(body: unknown, json: (status: number, value: unknown) => void) {
+    if (!(body instanceof FormData)) return json(400, { error: "expected multipart/form-data" });
+    const image = body.get("image");
+    if (!(image instanceof File) || image.name === "") return json(400, { error: "no image" });
+    const kind = String(body.get("type") ?? "input");
+    if (kind !== "input") fake.violations.push(`upload type ${kind}, expected input`);
+    const bytes = Buffer.from(await image.arrayBuffer());
+    const meta = await sharp(bytes)
+      .metadata()
+      .catch(() => null);
+    if (!meta?.width || !meta.height) return json(400, { error: "not an image" });
+    fake.uploads.set(image.name, { width: meta.width, height: meta.height, hasAlpha: meta.hasAlpha === true });
+    return json(200, { name: image.name, subfolder: "", type: "input" });
+  }
+
   function checkPrompt(prompt: Record<string, Node>) {
     const text = JSON.stringify(prompt);
     if (/\{\{[^}]*\}\}/.test(text)) fake.violations.push(`unfilled placeholder in ${text.slice(0, 200)}`);
@@ -276,6 +309,16 @@ export async function startComfyFake(
       if (node.class_type === "KSampler") {
         for (const field of ["seed", "steps"]) {
           if (!Number.isInteger(node.inputs[field])) fake.violations.push(`KSampler ${field} is not an integer`);
+        }
+      }
+      if (node.class_type === "LoadImage" && !fake.uploads.has(String(node.inputs.image))) {
+        fake.violations.push(`LoadImage names ${String(node.inputs.image)}, which was never uploaded`);
+      }
+      if (node.class_type === "SetLatentNoiseMask" || node.class_type === "VAEEncodeForInpaint") {
+        const loader = prompt[String((node.inputs.mask as unknown[])?.[0])];
+        const upload = fake.uploads.get(String(loader?.inputs.image));
+        if (loader?.class_type !== "LoadImage" || !upload?.hasAlpha) {
+          fake.violations.push(`${node.class_type}: mask must come from LoadImage of an image with alpha`);
         }
       }
       if (LATENT_NODES.has(node.class_type)) {
@@ -373,7 +416,7 @@ export async function startComfyFake(
         if (failed) break;
       }
       if (OUTPUT_NODES.has(node.class_type)) {
-        const { width, height } = latentSizeOf(prompt);
+        const { width, height } = latentSizeOf(prompt, fake.uploads);
         const type = node.class_type === "SaveImage" ? "output" : "temp";
         const prefix = String(node.inputs.filename_prefix ?? "ComfyUI");
         const subfolder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
@@ -401,7 +444,14 @@ export async function startComfyFake(
   return fake;
 }
 
-function latentSizeOf(prompt: Record<string, Node>): { width: number; height: number } {
+function latentSizeOf(
+  prompt: Record<string, Node>,
+  uploads: Map<string, { width: number; height: number }>,
+): { width: number; height: number } {
+  // Image-to-image renders at the loaded image's size.
+  const loaded = Object.values(prompt).find((n) => n.class_type === "LoadImage");
+  const upload = loaded && uploads.get(String(loaded.inputs.image));
+  if (upload) return upload;
   const latent = Object.values(prompt).find((n) => LATENT_NODES.has(n.class_type));
   return { width: Number(latent?.inputs.width ?? 512), height: Number(latent?.inputs.height ?? 512) };
 }

@@ -106,12 +106,22 @@ export async function startFake(
         res.writeHead(200, { "Content-Type": file.type, "Content-Length": file.bytes.length });
         return res.end(file.bytes);
       }
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = raw;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        fake.violations.push(`${req.method} ${url.pathname}: body is not JSON`);
+      const bytes = Buffer.concat(chunks);
+      const type = req.headers["content-type"] ?? "";
+      let body: unknown;
+      if (/^multipart\/form-data/i.test(type)) {
+        body = await parseMultipart(bytes, type).catch(() => {
+          fake.violations.push(`${req.method} ${url.pathname}: malformed multipart body`);
+          return undefined;
+        });
+      } else {
+        const raw = bytes.toString("utf8");
+        body = raw;
+        try {
+          body = raw ? JSON.parse(raw) : undefined;
+        } catch {
+          fake.violations.push(`${req.method} ${url.pathname}: body is not JSON`);
+        }
       }
       const recorded: Recorded = {
         method: req.method ?? "",
@@ -139,6 +149,52 @@ export async function startFake(
     });
   });
   return fake;
+}
+
+/** A multipart body as the fakes read it: text fields and files by name, each name possibly repeated. */
+export type MultipartBody = {
+  multipart: true;
+  fields: Record<string, string[]>;
+  files: Record<string, { bytes: Buffer; type: string; filename: string }[]>;
+};
+
+/** Parses multipart/form-data with the platform's own parser, as a server framework would. */
+async function parseMultipart(bytes: Buffer, contentType: string): Promise<MultipartBody> {
+  const form = await new Request("http://fake/", {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body: new Uint8Array(bytes),
+  }).formData();
+  const body: MultipartBody = { multipart: true, fields: {}, files: {} };
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") {
+      body.fields[name] = [...(body.fields[name] ?? []), value];
+      continue;
+    }
+    const file = { bytes: Buffer.from(await value.arrayBuffer()), type: value.type, filename: value.name };
+    body.files[name] = [...(body.files[name] ?? []), file];
+  }
+  return body;
+}
+
+export function multipartOf(value: unknown): MultipartBody | null {
+  return value && typeof value === "object" && (value as MultipartBody).multipart === true
+    ? (value as MultipartBody)
+    : null;
+}
+
+/** Decodes a data: URI or base64 string an API received; null when it is not an image. */
+export async function imageFromBase64(
+  value: unknown,
+): Promise<{ width: number; height: number; channels: number } | null> {
+  if (typeof value !== "string") return null;
+  const base64 = value.replace(/^data:image\/[\w+]+;base64,/, "");
+  try {
+    const meta = await sharp(Buffer.from(base64, "base64")).metadata();
+    return meta.width && meta.height ? { width: meta.width, height: meta.height, channels: meta.channels ?? 0 } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A real image of the given size: a gradient, so decoders and croppers have something to chew on. */

@@ -1,5 +1,18 @@
-// Fake OpenAI images API: POST /v1/images/generations → { data: [{ b64_json }] }, moderation as a 400 error code.
-import { expect, expectHeader, type Fake, imageOf, NOT_AN_IMAGE, objectOf, startFake } from "./fake-server";
+// Fake OpenAI images API: POST /v1/images/generations → { data: [{ b64_json }] }, moderation as a 400 error code;
+// POST /v1/images/edits (multipart: model, prompt, image or image[] files, an optional mask PNG with alpha).
+import sharp from "sharp";
+import {
+  expect,
+  expectHeader,
+  type Fake,
+  imageOf,
+  type MultipartBody,
+  multipartOf,
+  NOT_AN_IMAGE,
+  objectOf,
+  type Recorded,
+  startFake,
+} from "./fake-server";
 
 export const OPENAI_KEY = "sk-test-key";
 const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536"];
@@ -7,6 +20,8 @@ const GPT_IMAGE_SIZES = ["1024x1024", "1536x1024", "1024x1536"];
 export function startOpenAiFake(): Promise<Fake> {
   return startFake("openai", async (req, f) => {
     expectHeader(f, req, "authorization", `Bearer ${OPENAI_KEY}`);
+    const form = multipartOf(req.body);
+    if (req.path === "/v1/images/edits") return edits(f, req, form);
     expect(
       f,
       req.method === "POST" && req.path === "/v1/images/generations",
@@ -91,4 +106,37 @@ export function startOpenAiFake(): Promise<Fake> {
       },
     };
   });
+}
+
+/** What OpenAI's edits endpoint checks: PNG images (as `image`, or `image[]` for several), a mask of the same size with an alpha channel. */
+async function edits(f: Fake, req: Recorded, form: MultipartBody | null) {
+  expect(f, req.method === "POST" && form !== null, "openai edits: expected a multipart POST");
+  if (!form) return { status: 400, json: { error: { message: "expected multipart", type: "invalid_request_error" } } };
+  expect(f, form.fields.model?.length === 1, "openai edits: model missing");
+  expect(f, (form.fields.prompt?.[0] ?? "").length > 0, "openai edits: prompt missing");
+  const images = form.files.image ?? form.files["image[]"] ?? [];
+  expect(f, images.length >= 1, "openai edits: no image file (image or image[])");
+  const size = form.fields.size?.[0] ?? "1024x1024";
+  expect(f, GPT_IMAGE_SIZES.includes(size), `openai edits: no size ${size}`);
+  const first = images[0] ? await sharp(images[0].bytes).metadata() : undefined;
+  expect(f, first?.format === "png", "openai edits: the image must be a PNG");
+  const mask = form.files.mask?.[0];
+  if (mask) {
+    const meta = await sharp(mask.bytes).metadata();
+    expect(f, meta.format === "png" && meta.hasAlpha === true, "openai edits: the mask must be a PNG with alpha");
+    expect(
+      f,
+      meta.width === first?.width && meta.height === first?.height,
+      "openai edits: mask and image sizes differ",
+    );
+  }
+  if (f.mode === "error") return { status: 500, json: { error: { message: "server error", type: "server_error" } } };
+  const [w, h] = size.split("x").map(Number);
+  return {
+    status: 200,
+    json: {
+      created: Math.floor(Date.now() / 1000),
+      data: [{ b64_json: (await imageOf(w, h, "png")).toString("base64") }],
+    },
+  };
 }

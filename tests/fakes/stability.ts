@@ -1,7 +1,20 @@
 // Fake Stability AI v1 REST: POST /v1/generation/<engine>/text-to-image → { artifacts: [{ base64, seed, finishReason }] }.
-import { expect, expectHeader, type Fake, imageOf, NOT_AN_IMAGE, objectOf, startFake } from "./fake-server";
+import sharp from "sharp";
+import {
+  expect,
+  expectHeader,
+  type Fake,
+  imageOf,
+  type MultipartBody,
+  multipartOf,
+  NOT_AN_IMAGE,
+  objectOf,
+  type Recorded,
+  startFake,
+} from "./fake-server";
 
 export const STABILITY_KEY = "sk-stability-test";
+const ENGINE = "/v1/generation/stable-diffusion-xl-1024-v1-0";
 const SDXL_SIZES = [
   "1024x1024",
   "1152x896",
@@ -37,6 +50,8 @@ export function startStabilityFake(): Promise<Fake> {
   return startFake("stability", async (req, f) => {
     expectHeader(f, req, "authorization", `Bearer ${STABILITY_KEY}`);
     expectHeader(f, req, "accept", "application/json");
+    const form = multipartOf(req.body);
+    if (req.path.startsWith(`${ENGINE}/image-to-image`)) return imageToImage(f, req, form);
     expect(
       f,
       req.method === "POST" && req.path === "/v1/generation/stable-diffusion-xl-1024-v1-0/text-to-image",
@@ -86,4 +101,42 @@ export function startStabilityFake(): Promise<Fake> {
     const bytes = f.mode === "malformed" ? NOT_AN_IMAGE : await imageOf(w, h, "png");
     return { status: 200, json: { artifacts: [{ base64: bytes.toString("base64"), seed, finishReason }] } };
   });
+}
+
+/**
+ * v1 image-to-image (multipart): init_image, text_prompts[i][text|weight], init_image_mode IMAGE_STRENGTH with
+ * image_strength in [0, 1]; /masking: mask_source MASK_IMAGE_WHITE with a mask_image the size of init_image.
+ */
+async function imageToImage(f: Fake, req: Recorded, form: MultipartBody | null) {
+  const masking = req.path === `${ENGINE}/image-to-image/masking`;
+  expect(f, masking || req.path === `${ENGINE}/image-to-image`, `stability: unexpected ${req.path}`);
+  expect(f, form !== null, "stability image-to-image: expected multipart/form-data");
+  const field = (name: string) => form?.fields[name]?.[0];
+  const init = form?.files.init_image?.[0];
+  const meta = init ? await sharp(init.bytes).metadata() : undefined;
+  expect(
+    f,
+    meta !== undefined && SDXL_SIZES.includes(`${meta.width}x${meta.height}`),
+    "stability: init_image must be an SDXL size",
+  );
+  expect(f, (field("text_prompts[0][text]") ?? "").length > 0, "stability: text_prompts[0][text] missing");
+  expect(f, field("text_prompts[0][weight]") === "1", "stability: text_prompts[0][weight] should be 1");
+  if (masking) {
+    expect(f, field("mask_source") === "MASK_IMAGE_WHITE", "stability: mask_source should be MASK_IMAGE_WHITE");
+    const mask = form?.files.mask_image?.[0];
+    const maskMeta = mask ? await sharp(mask.bytes).metadata() : undefined;
+    expect(
+      f,
+      maskMeta?.width === meta?.width && maskMeta?.height === meta?.height,
+      "stability: mask_image size differs",
+    );
+  } else {
+    expect(f, field("init_image_mode") === "IMAGE_STRENGTH", "stability: init_image_mode should be IMAGE_STRENGTH");
+    const strength = Number(field("image_strength"));
+    expect(f, strength >= 0 && strength <= 1, "stability: image_strength must be in [0, 1]");
+  }
+  if (f.mode === "error") return { status: 500, json: { name: "internal_error", message: "Internal server error" } };
+  const bytes = await imageOf(meta?.width ?? 1024, meta?.height ?? 1024, "png");
+  const seed = Number(field("seed") ?? 7);
+  return { status: 200, json: { artifacts: [{ base64: bytes.toString("base64"), seed, finishReason: "SUCCESS" }] } };
 }

@@ -3,32 +3,28 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import type { ConsoleStore } from "@/lib/store/console";
-import type { KeyRecord, Store } from "@/lib/store/types";
-import type { UsageEvent, UsageHistory } from "@/lib/store/usage-history";
-
-export type ConsoleBackend = { store: Store; console: ConsoleStore; usage: UsageHistory };
+import type { KeyRecord } from "@/lib/auth/types";
+import type { Backend } from "@/lib/store/backend";
+import type { UsageEvent } from "@/lib/usage/history";
 
 export function runConsoleStoreSuite(
   name: string,
-  open: () => Promise<ConsoleBackend>,
+  open: () => Promise<Backend>,
   opts: { skip?: string | false } = {},
 ): void {
   describe(`Console store: ${name}`, { skip: opts.skip || false }, () => {
     // Unique names per run, so the suite can share a Redis with other runs.
     const run = crypto.randomBytes(4).toString("hex");
     const email = (n: string) => `c-${run}-${n}@example.com`;
-    let b: ConsoleBackend;
+    let b: Backend;
     before(async () => {
       b = await open();
     });
     after(async () => {
-      await b?.usage.close();
-      await b?.console.close();
-      await b?.store.close();
+      await b?.close();
     });
 
-    const mine = async () => (await b.console.listWaitlist()).filter((e) => e.email.includes(`-${run}-`));
+    const mine = async () => (await b.waitlist.listWaitlist()).filter((e) => e.email.includes(`-${run}-`));
     const key = (n: string, extra: Partial<KeyRecord> = {}): KeyRecord => ({
       id: `key-${run}-${n}`,
       label: `label ${n}`,
@@ -41,8 +37,8 @@ export function runConsoleStoreSuite(
     });
 
     it("gives every signup a stable id and the pending status", async () => {
-      await b.store.addToWaitlist({ email: email("a"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" });
-      await b.store.addToWaitlist({ email: email("b"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" });
+      await b.waitlist.addToWaitlist({ email: email("a"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" });
+      await b.waitlist.addToWaitlist({ email: email("b"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" });
       const first = await mine();
       assert.deepEqual(
         first.map((e) => [e.email, e.useCase, e.createdAt, e.status, e.keyId, e.decidedAt]),
@@ -54,20 +50,17 @@ export function runConsoleStoreSuite(
       assert.match(first[0].id, /^wl_[0-9a-f]{16}$/);
       assert.notEqual(first[0].id, first[1].id);
       assert.deepEqual(await mine(), first, "ids do not change between reads");
-      assert.deepEqual(await b.console.findWaitlistEntry(first[1].id), first[1]);
-      assert.equal(await b.console.findWaitlistEntry("wl_0000000000000000"), null);
-      // The core store's own listing is unchanged.
-      const core = (await b.store.listWaitlist()).filter((e) => e.email === email("a"));
-      assert.deepEqual(core, [{ email: email("a"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" }]);
+      assert.deepEqual(await b.waitlist.findWaitlistEntry(first[1].id), first[1]);
+      assert.equal(await b.waitlist.findWaitlistEntry("wl_0000000000000000"), null);
     });
 
     it("moves an entry once: of parallel approvals exactly one wins, a second is a conflict", async () => {
-      await b.store.addToWaitlist({ email: email("c"), useCase: null, createdAt: "2031-01-03T00:00:00.000Z" });
+      await b.waitlist.addToWaitlist({ email: email("c"), useCase: null, createdAt: "2031-01-03T00:00:00.000Z" });
       const entry = (await mine()).find((e) => e.email === email("c"));
       assert.ok(entry);
       const outcomes = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          b.console.decideWaitlistEntry(entry.id, {
+          b.waitlist.decideWaitlistEntry(entry.id, {
             from: ["pending", "declined"],
             to: "invited",
             keyId: `key-${run}-claim-${i}`,
@@ -78,21 +71,21 @@ export function runConsoleStoreSuite(
       assert.equal(outcomes.filter((o) => o === "ok").length, 1);
       assert.equal(outcomes.filter((o) => o === "conflict").length, 11);
       const winner = `key-${run}-claim-${outcomes.indexOf("ok")}`;
-      const after = await b.console.findWaitlistEntry(entry.id);
+      const after = await b.waitlist.findWaitlistEntry(entry.id);
       assert.equal(after?.status, "invited");
       assert.equal(after?.keyId, winner);
       assert.equal(after?.decidedAt, "2031-02-01T00:00:00.000Z");
       const decide = (to: "pending" | "declined", ifKeyId?: string) =>
-        b.console.decideWaitlistEntry(entry.id, { from: ["invited"], to, keyId: null, at: null, ifKeyId });
+        b.waitlist.decideWaitlistEntry(entry.id, { from: ["invited"], to, keyId: null, at: null, ifKeyId });
       assert.equal(
         await decide("pending", `key-${run}-someone-else`),
         "conflict",
         "only the claim's own key undoes it",
       );
       assert.equal(await decide("pending", winner), "ok");
-      assert.equal((await b.console.findWaitlistEntry(entry.id))?.status, "pending");
+      assert.equal((await b.waitlist.findWaitlistEntry(entry.id))?.status, "pending");
       assert.equal(
-        await b.console.decideWaitlistEntry("wl_ffffffffffffffff", {
+        await b.waitlist.decideWaitlistEntry("wl_ffffffffffffffff", {
           from: ["pending"],
           to: "declined",
           keyId: null,
@@ -102,31 +95,70 @@ export function runConsoleStoreSuite(
       );
     });
 
+    it("approves an entry and stores its key in one step: of parallel approvals exactly one key is stored", async () => {
+      await b.waitlist.addToWaitlist({ email: email("r"), useCase: null, createdAt: "2031-01-04T00:00:00.000Z" });
+      const entry = (await mine()).find((e) => e.email === email("r"));
+      assert.ok(entry);
+      const candidates = Array.from({ length: 10 }, (_, i) =>
+        key(`race-${i}`, { email: email("r"), createdAt: "2031-02-02T00:00:00.000Z" }),
+      );
+      const outcomes = await Promise.all(candidates.map((k) => b.waitlist.approveWaitlistEntry(entry.id, k)));
+      assert.equal(outcomes.filter((o) => o === "ok").length, 1);
+      assert.equal(outcomes.filter((o) => o === "conflict").length, 9);
+      const winner = candidates[outcomes.indexOf("ok")];
+      const stored = (await b.keys.listKeys()).filter((k) => k.id.startsWith(`key-${run}-race-`));
+      assert.deepEqual(stored, [winner], "only the winner's key exists");
+      const after = await b.waitlist.findWaitlistEntry(entry.id);
+      assert.equal(after?.status, "invited");
+      assert.equal(after?.keyId, winner.id);
+      assert.equal(after?.decidedAt, winner.createdAt);
+      assert.equal(await b.waitlist.approveWaitlistEntry("wl_ffffffffffffffff", key("nobody")), "missing");
+      assert.equal(await b.keys.findKey(`key-${run}-nobody`), null);
+    });
+
+    it("leaves the entry as it was when its key cannot be stored", async () => {
+      await b.waitlist.addToWaitlist({ email: email("f"), useCase: null, createdAt: "2031-01-05T00:00:00.000Z" });
+      const entry = (await mine()).find((e) => e.email === email("f"));
+      assert.ok(entry);
+      // The key insert fails on purpose: a key with the same id, then one with the same hash, is already stored.
+      const taken = key("taken");
+      await b.keys.insertKey(taken);
+      await assert.rejects(b.waitlist.approveWaitlistEntry(entry.id, key("taken")));
+      await assert.rejects(b.waitlist.approveWaitlistEntry(entry.id, key("fresh", { hash: taken.hash })));
+      const unchanged = await b.waitlist.findWaitlistEntry(entry.id);
+      assert.deepEqual(unchanged, entry, "still pending, with no key and no decision time");
+      assert.equal(await b.keys.findKey(`key-${run}-fresh`), null);
+      assert.deepEqual(await b.keys.findKey(taken.id), taken, "the key already there is untouched");
+      // And the entry can still be approved with a good key.
+      assert.equal(await b.waitlist.approveWaitlistEntry(entry.id, key("good")), "ok");
+      assert.equal((await b.waitlist.findWaitlistEntry(entry.id))?.keyId, `key-${run}-good`);
+    });
+
     it("keeps the keys' email, daily limit and webhook secret", async () => {
       const k = key("1", { email: email("k"), dailyLimit: 7, webhookSecret: "whsec_abc" });
-      await b.store.insertKey(k);
-      assert.deepEqual(await b.store.findKeyByHash(k.hash), k);
-      assert.deepEqual(await b.console.findKey(k.id), k);
-      assert.equal(await b.console.findKey(`key-${run}-missing`), null);
+      await b.keys.insertKey(k);
+      assert.deepEqual(await b.keys.findKeyByHash(k.hash), k);
+      assert.deepEqual(await b.keys.findKey(k.id), k);
+      assert.equal(await b.keys.findKey(`key-${run}-missing`), null);
 
-      assert.equal(await b.console.setKeyDailyLimit(k.id, 0), true);
-      assert.equal((await b.store.findKeyByHash(k.hash))?.dailyLimit, 0);
-      assert.equal(await b.console.setKeyDailyLimit(k.id, null), true);
-      assert.equal((await b.store.findKeyByHash(k.hash))?.dailyLimit, undefined);
-      assert.equal(await b.console.setKeyDailyLimit(`key-${run}-missing`, 3), false);
+      assert.equal(await b.keys.setKeyDailyLimit(k.id, 0), true);
+      assert.equal((await b.keys.findKeyByHash(k.hash))?.dailyLimit, 0);
+      assert.equal(await b.keys.setKeyDailyLimit(k.id, null), true);
+      assert.equal((await b.keys.findKeyByHash(k.hash))?.dailyLimit, undefined);
+      assert.equal(await b.keys.setKeyDailyLimit(`key-${run}-missing`, 3), false);
 
-      assert.equal(await b.console.ensureWebhookSecret(k.id, "whsec_other"), "whsec_abc", "an existing secret stays");
+      assert.equal(await b.keys.ensureWebhookSecret(k.id, "whsec_other"), "whsec_abc", "an existing secret stays");
       const old = key("2");
-      await b.store.insertKey(old);
-      assert.equal((await b.store.findKeyByHash(old.hash))?.webhookSecret, undefined);
-      assert.equal(await b.console.ensureWebhookSecret(old.id, "whsec_new"), "whsec_new");
-      assert.equal(await b.console.ensureWebhookSecret(old.id, "whsec_newer"), "whsec_new");
-      assert.equal(await b.console.ensureWebhookSecret(`key-${run}-missing`, "whsec_x"), null);
+      await b.keys.insertKey(old);
+      assert.equal((await b.keys.findKeyByHash(old.hash))?.webhookSecret, undefined);
+      assert.equal(await b.keys.ensureWebhookSecret(old.id, "whsec_new"), "whsec_new");
+      assert.equal(await b.keys.ensureWebhookSecret(old.id, "whsec_newer"), "whsec_new");
+      assert.equal(await b.keys.ensureWebhookSecret(`key-${run}-missing`, "whsec_x"), null);
     });
 
     it("lists the audit log newest first", async () => {
       for (const [i, action] of (["sign_in", "approve", "limit_change"] as const).entries()) {
-        await b.console.appendAudit({
+        await b.audit.appendAudit({
           at: `2031-03-0${i + 1}T00:00:00.000Z`,
           action,
           target: `t-${run}-${i}`,
@@ -135,7 +167,7 @@ export function runConsoleStoreSuite(
           detail: i === 2 ? "5 (was default)" : null,
         });
       }
-      const entries = (await b.console.listAudit(50)).filter((e) => e.target.startsWith(`t-${run}-`));
+      const entries = (await b.audit.listAudit(50)).filter((e) => e.target.startsWith(`t-${run}-`));
       assert.deepEqual(
         entries.map((e) => [e.action, e.target, e.ip, e.actor, e.detail]),
         [
@@ -145,7 +177,7 @@ export function runConsoleStoreSuite(
         ],
       );
       assert.equal(new Set(entries.map((e) => e.id)).size, 3);
-      assert.equal((await b.console.listAudit(1)).length, 1);
+      assert.equal((await b.audit.listAudit(1)).length, 1);
     });
 
     it("counts usage exactly under 60 parallel records, per day, plan, key and outcome", async () => {
@@ -153,7 +185,7 @@ export function runConsoleStoreSuite(
       const day1 = Date.UTC(2031, 0, 10, 12);
       const day2 = Date.UTC(2031, 0, 11, 1);
       const keyA = `key-${run}-a`;
-      await b.store.insertKey(key("a"));
+      await b.keys.insertKey(key("a"));
       const event = (over: Partial<UsageEvent>): UsageEvent => ({
         at: day1,
         plan: "free",

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import type { Due, ImageRecord, ImageStore, Lease } from "@/lib/store/images";
+import type { Due, ImageRecord, ImageStore, Lease } from "@/lib/images/store";
 
 const DAY_MS = 86_400_000;
 

@@ -1,9 +1,10 @@
-// The JobStore contract, run against each backend: records, guarded transitions, expired leases, idempotency claims.
+// The job store and idempotency contracts, run against each backend: records, guarded transitions, expired leases,
+// idempotency claims.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
 import type { JobRecord } from "@/lib/jobs/types";
-import type { JobStore } from "@/lib/store/jobs";
+import type { Backend } from "@/lib/store/backend";
 
 function newJob(overrides: Partial<JobRecord["internal"]> = {}): JobRecord {
   return {
@@ -24,10 +25,10 @@ function newJob(overrides: Partial<JobRecord["internal"]> = {}): JobRecord {
   };
 }
 
-export function runJobStoreSuite(name: string, open: () => Promise<JobStore>) {
+export function runJobStoreSuite(name: string, open: () => Promise<Pick<Backend, "jobs" | "idempotency">>) {
   describe(`JobStore: ${name}`, () => {
     it("keeps a record as written, with its internal fields and empty lists", async () => {
-      const jobs = await open();
+      const { jobs } = await open();
       const job = newJob();
       await jobs.create(job);
       assert.deepEqual(await jobs.get(job.id), job);
@@ -37,7 +38,7 @@ export function runJobStoreSuite(name: string, open: () => Promise<JobStore>) {
     });
 
     it("moves a job only from the statuses given, once", async () => {
-      const jobs = await open();
+      const { jobs } = await open();
       const job = newJob();
       await jobs.create(job);
       const running = await jobs.transition(job.id, ["queued"], {
@@ -62,7 +63,7 @@ export function runJobStoreSuite(name: string, open: () => Promise<JobStore>) {
     });
 
     it("lists unfinished jobs whose lease ran out", async () => {
-      const jobs = await open();
+      const { jobs } = await open();
       const stale = newJob({ leaseUntil: Date.now() - 1000 });
       const fresh = newJob({ leaseUntil: Date.now() + 60_000 });
       const done = newJob({ leaseUntil: Date.now() - 1000 });
@@ -75,7 +76,7 @@ export function runJobStoreSuite(name: string, open: () => Promise<JobStore>) {
     });
 
     it("claims an idempotency key once, under concurrency, and keeps the answer", async () => {
-      const jobs = await open();
+      const { idempotency: jobs } = await open();
       const key = `k-${crypto.randomUUID()}`;
       const claims = await Promise.all(Array.from({ length: 8 }, () => jobs.claimIdempotencyKey(key, "fp", 60_000)));
       assert.equal(claims.filter((c) => c === null).length, 1, "one claim wins");

@@ -1,8 +1,10 @@
-// One contract suite for every Store backend, so SQLite and Upstash can't drift apart in behaviour.
+// One contract suite for every store backend (quota counters, keys, signups), so SQLite and Upstash can't drift apart in behaviour.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { type Bucket, type KeyRecord, type Store, windowStartOf } from "@/lib/store/types";
+import type { KeyRecord } from "@/lib/auth/types";
+import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import type { Backend } from "@/lib/store/backend";
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -12,7 +14,7 @@ export type StoreSuiteOptions = {
   skip?: string | false;
 };
 
-export function runStoreSuite(name: string, open: () => Promise<Store>, opts: StoreSuiteOptions = {}): void {
+export function runStoreSuite(name: string, open: () => Promise<Backend>, opts: StoreSuiteOptions = {}): void {
   describe(`Store contract: ${name}`, { skip: opts.skip || false }, () => {
     // Unique names per run, so the suite can share a Redis with other runs and leftovers.
     const run = crypto.randomBytes(4).toString("hex");
@@ -22,7 +24,7 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
       windowMs,
     });
     const ident = (suffix: string) => `id-${run}-${suffix}`;
-    let store: Store;
+    let store: Backend;
 
     before(async () => {
       store = await open();
@@ -35,7 +37,7 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
       const b = bucket("seq", 3);
       const before = windowStartOf(b, Date.now());
       for (let i = 1; i <= 3; i++) {
-        const t = await store.take(b, ident("a"));
+        const t = await store.quota.take(b, ident("a"));
         assert.equal(t.ok, true);
         assert.equal(t.limit, 3);
         assert.equal(t.used, i);
@@ -46,7 +48,7 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
         assert.equal(t.windowStart % DAY_MS, 0);
       }
       for (let i = 0; i < 2; i++) {
-        const t = await store.take(b, ident("a"));
+        const t = await store.quota.take(b, ident("a"));
         assert.equal(t.ok, false);
         assert.equal(t.used, 3);
         assert.equal(t.remaining, 0);
@@ -55,9 +57,9 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
 
     it("gives exactly the limit under 20 parallel takes", async () => {
       const b = bucket("burst", 5);
-      const takes = await Promise.all(Array.from({ length: 20 }, () => store.take(b, ident("burst"))));
+      const takes = await Promise.all(Array.from({ length: 20 }, () => store.quota.take(b, ident("burst"))));
       assert.equal(takes.filter((t) => t.ok).length, 5);
-      const u = await store.peek(b, ident("burst"));
+      const u = await store.quota.peek(b, ident("burst"));
       assert.equal(u.used, 5);
       assert.equal(u.remaining, 0);
     });
@@ -65,56 +67,61 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
     it("refund gives a unit back, and never goes below zero", async () => {
       const b = bucket("refund", 2);
       const id = ident("refund");
-      const first = await store.take(b, id);
-      assert.equal((await store.take(b, id)).ok, true);
-      assert.equal((await store.take(b, id)).ok, false);
+      const first = await store.quota.take(b, id);
+      assert.equal((await store.quota.take(b, id)).ok, true);
+      assert.equal((await store.quota.take(b, id)).ok, false);
 
-      await store.refund(b, id, first.windowStart);
-      assert.deepEqual(await store.peek(b, id), { limit: 2, used: 1, remaining: 1, resetMs: first.resetMs });
-      assert.equal((await store.take(b, id)).ok, true);
-      assert.equal((await store.take(b, id)).ok, false);
+      await store.quota.refund(b, id, first.windowStart);
+      assert.deepEqual(await store.quota.peek(b, id), { limit: 2, used: 1, remaining: 1, resetMs: first.resetMs });
+      assert.equal((await store.quota.take(b, id)).ok, true);
+      assert.equal((await store.quota.take(b, id)).ok, false);
 
-      for (let i = 0; i < 4; i++) await store.refund(b, id, first.windowStart);
-      assert.equal((await store.peek(b, id)).used, 0);
+      for (let i = 0; i < 4; i++) await store.quota.refund(b, id, first.windowStart);
+      assert.equal((await store.quota.peek(b, id)).used, 0);
       // Had the counter gone negative, a third take would pass.
-      assert.equal((await store.take(b, id)).ok, true);
-      assert.equal((await store.take(b, id)).ok, true);
-      assert.equal((await store.take(b, id)).ok, false);
+      assert.equal((await store.quota.take(b, id)).ok, true);
+      assert.equal((await store.quota.take(b, id)).ok, true);
+      assert.equal((await store.quota.take(b, id)).ok, false);
     });
 
     it("a refund for an earlier window leaves the current one alone", async () => {
       const b = bucket("old-refund", 3);
-      const t = await store.take(b, ident("old"));
-      await store.refund(b, ident("old"), t.windowStart - DAY_MS);
-      assert.equal((await store.peek(b, ident("old"))).used, 1);
+      const t = await store.quota.take(b, ident("old"));
+      await store.quota.refund(b, ident("old"), t.windowStart - DAY_MS);
+      assert.equal((await store.quota.peek(b, ident("old"))).used, 1);
     });
 
     it("peek reads without taking", async () => {
       const b = bucket("peek", 4);
       for (let i = 0; i < 3; i++) {
-        const u = await store.peek(b, ident("peek"));
+        const u = await store.quota.peek(b, ident("peek"));
         assert.equal(u.used, 0);
         assert.equal(u.remaining, 4);
         assert.equal(u.limit, 4);
         assert.equal(u.resetMs % DAY_MS, 0);
       }
-      const t = await store.take(b, ident("peek"));
-      assert.deepEqual(await store.peek(b, ident("peek")), { limit: 4, used: 1, remaining: 3, resetMs: t.resetMs });
+      const t = await store.quota.take(b, ident("peek"));
+      assert.deepEqual(await store.quota.peek(b, ident("peek")), {
+        limit: 4,
+        used: 1,
+        remaining: 3,
+        resetMs: t.resetMs,
+      });
     });
 
     it("keeps separate windows per identity and per bucket name", async () => {
       const one = bucket("sep-1", 1);
       const two = bucket("sep-2", 1);
-      assert.equal((await store.take(one, ident("x"))).ok, true);
-      assert.equal((await store.take(one, ident("x"))).ok, false);
-      assert.equal((await store.take(one, ident("y"))).ok, true);
-      assert.equal((await store.take(two, ident("x"))).ok, true);
-      assert.equal((await store.peek(two, ident("y"))).used, 0);
+      assert.equal((await store.quota.take(one, ident("x"))).ok, true);
+      assert.equal((await store.quota.take(one, ident("x"))).ok, false);
+      assert.equal((await store.quota.take(one, ident("y"))).ok, true);
+      assert.equal((await store.quota.take(two, ident("x"))).ok, true);
+      assert.equal((await store.quota.peek(two, ident("y"))).used, 0);
     });
 
     it("minute windows are epoch-aligned too", async () => {
       const b = bucket("minute", 2, MINUTE_MS);
-      const t = await store.take(b, ident("m"));
+      const t = await store.quota.take(b, ident("m"));
       assert.equal(t.ok, true);
       assert.equal(t.windowStart % MINUTE_MS, 0);
       assert.equal(t.resetMs, t.windowStart + MINUTE_MS);
@@ -136,39 +143,49 @@ export function runStoreSuite(name: string, open: () => Promise<Store>, opts: St
       const k1 = key("1", "2031-01-02T00:00:00.000Z", "123");
       const k2 = key("2", "2031-01-01T00:00:00.000Z", 'Ünïcode ✓ {"json": true}');
       const k3 = key("3", "2031-01-03T00:00:00.000Z");
-      for (const k of [k1, k2, k3]) await store.insertKey(k);
+      for (const k of [k1, k2, k3]) await store.keys.insertKey(k);
 
-      assert.deepEqual(await store.findKeyByHash(k1.hash), k1);
-      assert.deepEqual(await store.findKeyByHash(k2.hash), k2);
-      assert.equal(await store.findKeyByHash(crypto.randomBytes(32).toString("hex")), null);
+      assert.deepEqual(await store.keys.findKeyByHash(k1.hash), k1);
+      assert.deepEqual(await store.keys.findKeyByHash(k2.hash), k2);
+      assert.equal(await store.keys.findKeyByHash(crypto.randomBytes(32).toString("hex")), null);
 
-      const mine = (await store.listKeys()).filter((k) => k.id.startsWith(`key-${run}-`));
+      const mine = (await store.keys.listKeys()).filter((k) => k.id.startsWith(`key-${run}-`));
       assert.deepEqual(mine, [k2, k1, k3]);
 
-      assert.equal(await store.revokeKey(`key-${run}-missing`, "2031-02-01T00:00:00.000Z"), false);
-      assert.equal(await store.revokeKey(k1.id, "2031-02-01T00:00:00.000Z"), true);
-      assert.equal(await store.revokeKey(k1.id, "2031-03-01T00:00:00.000Z"), true);
-      assert.equal((await store.findKeyByHash(k1.hash))?.revokedAt, "2031-02-01T00:00:00.000Z");
-      const listed = (await store.listKeys()).find((k) => k.id === k1.id);
+      assert.equal(await store.keys.revokeKey(`key-${run}-missing`, "2031-02-01T00:00:00.000Z"), false);
+      assert.equal(await store.keys.revokeKey(k1.id, "2031-02-01T00:00:00.000Z"), true);
+      assert.equal(await store.keys.revokeKey(k1.id, "2031-03-01T00:00:00.000Z"), true);
+      assert.equal((await store.keys.findKeyByHash(k1.hash))?.revokedAt, "2031-02-01T00:00:00.000Z");
+      const listed = (await store.keys.listKeys()).find((k) => k.id === k1.id);
       assert.equal(listed?.revokedAt, "2031-02-01T00:00:00.000Z");
-      assert.equal((await store.findKeyByHash(k3.hash))?.revokedAt, null);
+      assert.equal((await store.keys.findKeyByHash(k3.hash))?.revokedAt, null);
     });
 
     it("adds to the waitlist once and lists by signup time", async () => {
       const email = (n: string) => `wl-${run}-${n}@example.com`;
       assert.equal(
-        await store.addToWaitlist({ email: email("b"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" }),
+        await store.waitlist.addToWaitlist({
+          email: email("b"),
+          useCase: "posters",
+          createdAt: "2031-01-02T00:00:00.000Z",
+        }),
         true,
       );
       assert.equal(
-        await store.addToWaitlist({ email: email("b"), useCase: "other", createdAt: "2031-01-05T00:00:00.000Z" }),
+        await store.waitlist.addToWaitlist({
+          email: email("b"),
+          useCase: "other",
+          createdAt: "2031-01-05T00:00:00.000Z",
+        }),
         false,
       );
       assert.equal(
-        await store.addToWaitlist({ email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" }),
+        await store.waitlist.addToWaitlist({ email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" }),
         true,
       );
-      const mine = (await store.listWaitlist()).filter((e) => e.email.includes(`-${run}-`));
+      const mine = (await store.waitlist.listWaitlist())
+        .filter((e) => e.email.includes(`-${run}-`))
+        .map(({ email, useCase, createdAt }) => ({ email, useCase, createdAt }));
       assert.deepEqual(mine, [
         { email: email("a"), useCase: null, createdAt: "2031-01-01T00:00:00.000Z" },
         { email: email("b"), useCase: "posters", createdAt: "2031-01-02T00:00:00.000Z" },

@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import type { NewDelivery, WebhookOutbox } from "@/lib/store/webhooks";
+import type { NewDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { createWebhookWorker, type WebhookAttempt } from "@/lib/webhooks/worker";
 
 /** An isolated outbox (its own file or key namespace); each `open()` is a new connection to the same data. */

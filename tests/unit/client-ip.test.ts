@@ -1,7 +1,7 @@
 // Client IP resolution: socket address by default, right-most untrusted hop behind trusted proxies.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ipIdentity, normalizeIp, parseTrustedProxies, resolveClientIp } from "@/lib/api/client-ip";
+import { ipIdentity, normalizeIp, parseTrustedProxies, resolveClientIp } from "@/lib/net/client-ip";
 
 describe("resolveClientIp", () => {
   const none = parseTrustedProxies("");

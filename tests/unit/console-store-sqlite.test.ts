@@ -5,9 +5,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, it } from "node:test";
-import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
-import { openSqliteStore } from "@/lib/store/sqlite";
-import { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import type { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
 import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 
@@ -15,14 +14,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-console-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
 
-runConsoleStoreSuite("sqlite", async () => {
-  const dir = freshDir();
-  return {
-    store: openSqliteStore(dir),
-    console: openSqliteConsoleStore(dir),
-    usage: openSqliteUsageHistory(dir, { keepDays: 90 }),
-  };
-});
+runConsoleStoreSuite("sqlite", async () => openSqliteBackend(freshDir(), { usageHistoryDays: 90 }));
 
 it("gives ids to the signups of a file written before 1.1", async () => {
   const dir = freshDir();
@@ -31,11 +23,14 @@ it("gives ids to the signups of a file written before 1.1", async () => {
     `INSERT INTO waitlist VALUES ('old-1@example.com', NULL, '2030-01-01T00:00:00.000Z'),
                                 ('old-2@example.com', 'x', '2030-01-02T00:00:00.000Z');`,
   );
-  const store = openSqliteStore(dir);
-  const console = openSqliteConsoleStore(dir);
-  // Written the way the core store writes a signup, without an id.
-  await store.addToWaitlist({ email: "new@example.com", useCase: null, createdAt: "2030-01-03T00:00:00.000Z" });
-  const entries = await console.listWaitlist();
+  const backend = openSqliteBackend(dir);
+  // Written the way the API writes a signup, without an id.
+  await backend.waitlist.addToWaitlist({
+    email: "new@example.com",
+    useCase: null,
+    createdAt: "2030-01-03T00:00:00.000Z",
+  });
+  const entries = await backend.waitlist.listWaitlist();
   assert.deepEqual(
     entries.map((e) => [e.email, e.status]),
     [
@@ -46,13 +41,13 @@ it("gives ids to the signups of a file written before 1.1", async () => {
   );
   assert.ok(entries.every((e) => /^wl_[0-9a-f]{16}$/.test(e.id)));
   assert.equal(new Set(entries.map((e) => e.id)).size, 3);
-  await console.close();
-  await store.close();
+  await backend.close();
 });
 
 it("prunes days past the retention", async () => {
   const dir = freshDir();
-  const usage = openSqliteUsageHistory(dir, { keepDays: 2 });
+  const backend = openSqliteBackend(dir, { usageHistoryDays: 2 });
+  const usage = backend.usage as ReturnType<typeof openSqliteUsageHistory>;
   const day = Date.UTC(2031, 0, 10, 12);
   const event = {
     plan: "free",
@@ -69,5 +64,5 @@ it("prunes days past the retention", async () => {
     rows.map((r) => r.date),
     ["2031-01-09", "2031-01-10"],
   );
-  await usage.close();
+  await backend.close();
 });

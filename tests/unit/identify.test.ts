@@ -1,7 +1,7 @@
 // Who is calling: the signed peer header behind server.ts, Vercel's header only on Vercel, and fail-closed identities.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { freeCallerOf, identityOfIp, readClientIp, UNKNOWN_IP_IDENTITY } from "@/lib/auth/identify";
+import { freeCallerOf, identityOfIp, readClientIp, UNKNOWN_IP_IDENTITY } from "@/lib/api/identify";
 import { parseConfig } from "@/lib/config";
 
 const onVercel = parseConfig({ VERCEL: "1", VERCEL_URL: "x.vercel.app", KEY_PEPPER: "p".repeat(32) });

@@ -9,11 +9,11 @@ import { NotFound, StorageUnavailable, StoreUnavailable } from "@/lib/errors";
 import { deleteImage, deleteImagesOf, dueAt, effectiveExpiry, listImages, storeImage } from "@/lib/images/library";
 import { hashDeleteToken, imageOwnerOf } from "@/lib/images/owner";
 import { startImageSweeps } from "@/lib/images/scheduler";
+import type { ImageStore } from "@/lib/images/store";
 import { getImageSweepStats, sweepImages } from "@/lib/images/sweep";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
-import type { ImageStore } from "@/lib/store/images";
-import { openSqliteImageStore } from "@/lib/store/images-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { TINY_PNG } from "@/tests/helpers/storage-suite";
 
 const DAY_MS = 86_400_000;
@@ -23,7 +23,7 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 function setUp() {
   const dir = fs.mkdtempSync(path.join(root, "d-"));
   const storage = createLocalStorage(dir, undefined);
-  const images = openSqliteImageStore(dir);
+  const images = openSqliteBackend(dir).images;
   const files = () => fs.readdirSync(path.join(dir, "images")).filter((n) => n.endsWith(".png"));
   return { dir, storage, images, files };
 }
@@ -229,7 +229,8 @@ describe("retention", () => {
     const { dir, storage, images, files } = setUp();
     for (let i = 0; i < 60; i++) await put(storage, images, `key_${i % 3}`, 1);
     const counting = countingStorage(storage);
-    const other = openSqliteImageStore(dir);
+    const otherBackend = openSqliteBackend(dir);
+    const other = otherBackend.images;
     const later = () => Date.now() + 2 * DAY_MS;
     const results = await Promise.all([
       sweepImages({ images, storage: counting.storage, retentionDays: 1 }, { now: later, batch: 5 }),
@@ -242,7 +243,7 @@ describe("retention", () => {
       "no file was deleted twice",
     );
     assert.deepEqual(files(), []);
-    await other.close();
+    await otherBackend.close();
   });
 });
 

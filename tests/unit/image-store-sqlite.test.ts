@@ -6,20 +6,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import type { ImageRecord } from "@/lib/store/images";
-import { openSqliteImageStore } from "@/lib/store/images-sqlite";
+import type { ImageRecord } from "@/lib/images/store";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-images-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
 
-runImageStoreSuite("sqlite", async () => openSqliteImageStore(freshDir()));
+runImageStoreSuite("sqlite", async () => openSqliteBackend(freshDir()).images);
 
 describe("sqlite image store", () => {
   it("two connections sweeping one file claim each due record once", async () => {
     const dir = freshDir();
-    const [one, two] = [openSqliteImageStore(dir), openSqliteImageStore(dir)];
+    const [a, b] = [openSqliteBackend(dir), openSqliteBackend(dir)];
+    const [one, two] = [a.images, b.images];
     const now = Date.now();
     const records: ImageRecord[] = Array.from({ length: 400 }, (_, i) => ({
       id: crypto.randomBytes(16).toString("hex"),
@@ -51,7 +52,7 @@ describe("sqlite image store", () => {
     assert.equal(claimed.length, records.length);
     assert.equal(new Set(claimed).size, records.length);
     assert.equal(await two.count(), 0);
-    await one.close();
-    await two.close();
+    await a.close();
+    await b.close();
   });
 });

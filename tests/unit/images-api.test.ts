@@ -1,10 +1,10 @@
 // The image library's HTTP helpers: the list query and its opaque cursor, the id in the path, and the JSON shape.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ApiError } from "@/lib/api/errors";
 import { encodeCursor, imageJsonOf, parseImageListQuery, readImageId } from "@/lib/api/images";
+import { type ImageRecord, positionOf } from "@/lib/images/store";
+import { ApiError } from "@/lib/schemas/api-error";
 import { imageSchema } from "@/lib/schemas/images";
-import { type ImageRecord, positionOf } from "@/lib/store/images";
 
 const DAY_MS = 86_400_000;
 const req = (path: string) => new Request(`http://localhost${path}`);

@@ -7,12 +7,12 @@ import { describe, it } from "node:test";
 import { WorkAborted } from "@/lib/errors";
 import { JobRunner } from "@/lib/jobs/runner";
 import type { HeldUnit } from "@/lib/jobs/types";
-import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setUp(leaseMs = 60_000) {
-  const jobs = openSqliteJobStore(fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-runner-")));
+  const jobs = openSqliteBackend(fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-runner-"))).jobs;
   const refunded: HeldUnit[][] = [];
   const finished: string[] = [];
   const runner = new JobRunner({

@@ -2,8 +2,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { runJobStoreSuite } from "@/tests/helpers/job-store-suite";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-jobs-"));
-runJobStoreSuite("sqlite", async () => openSqliteJobStore(dir));
+const backend = openSqliteBackend(dir);
+runJobStoreSuite("sqlite", async () => backend);

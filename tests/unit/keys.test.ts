@@ -4,18 +4,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { chargesFor } from "@/lib/api/quota";
-import { identifyCaller } from "@/lib/auth/identify";
+import { identifyCaller } from "@/lib/api/identify";
 import { createApiKey, hashApiKey, verifyApiKey } from "@/lib/auth/keys";
 import { loadPepper } from "@/lib/auth/pepper";
 import { parseConfig } from "@/lib/config";
+import { chargesFor } from "@/lib/quota/ledger";
 import { bucketsOf } from "@/lib/quota/policies";
 import type { Services } from "@/lib/services";
-import { openSqliteStore } from "@/lib/store/sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 
 describe("API keys", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-keys-"));
-  const store = openSqliteStore(dir);
+  const store = openSqliteBackend(dir).keys;
   const pepper = loadPepper(dir, undefined);
 
   it("generates the pepper once into DATA_DIR and reuses it", () => {
@@ -62,7 +62,7 @@ describe("API keys", () => {
 
   it("counts a key with its own limit on the Pro counter, against that limit", async () => {
     const config = parseConfig({ PRO_REQUESTS_PER_DAY: "50" });
-    const svc = { store, pepper, config } as unknown as Services;
+    const svc = { keys: store, pepper, config } as unknown as Services;
     const buckets = bucketsOf(config.limits);
     const bearer = (key: string) => new Request("http://localhost/", { headers: { authorization: `Bearer ${key}` } });
     const own = await createApiKey(store, pepper, "own", { dailyLimit: 2 });

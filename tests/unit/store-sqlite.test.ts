@@ -7,10 +7,11 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { StoreUnavailable } from "@/lib/errors";
-import { DB_FILE, openSqliteStore, PRUNE_SQL } from "@/lib/store/sqlite";
+import type { Bucket } from "@/lib/quota/types";
+import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { PRUNE_SQL } from "@/lib/store/sqlite-quota";
 import { retryLocked } from "@/lib/store/sqlite-retry";
 import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
-import type { Bucket } from "@/lib/store/types";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 
 const DAY_MS = 86_400_000;
@@ -18,7 +19,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-store-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
 
-runStoreSuite("sqlite", async () => openSqliteStore(freshDir()));
+runStoreSuite("sqlite", async () => openSqliteBackend(freshDir()));
 
 const daily = (name: string, limit = 5): Bucket => ({ name, limit, windowMs: DAY_MS });
 
@@ -52,9 +53,9 @@ function otherConnection(dir: string): Database.Database {
 describe("sqlite store while another connection holds the write lock", () => {
   it("keeps the event loop running, fails with StoreUnavailable at the deadline, then recovers", async () => {
     const dir = freshDir();
-    const store = openSqliteStore(dir);
+    const store = openSqliteBackend(dir);
     const b = daily("locked");
-    assert.equal((await store.take(b, "ip")).used, 1);
+    assert.equal((await store.quota.take(b, "ip")).used, 1);
     await settle();
 
     const other = otherConnection(dir);
@@ -62,7 +63,7 @@ describe("sqlite store while another connection holds the write lock", () => {
     try {
       const loop = watchEventLoop();
       const started = performance.now();
-      await assert.rejects(store.take(b, "ip"), StoreUnavailable);
+      await assert.rejects(store.quota.take(b, "ip"), StoreUnavailable);
       const waited = performance.now() - started;
       const maxGap = loop.stop();
       // It waited for the lock (the default deadline is 2 s) and gave up then, not at SQLite's old 5 s.
@@ -70,13 +71,13 @@ describe("sqlite store while another connection holds the write lock", () => {
       // Correctness, not speed: the waiting happened on timers, so the loop never stalled for a sizeable part of it.
       assert.ok(maxGap < 500, `the event loop was held for ${Math.round(maxGap)} ms`);
       // In WAL mode readers are not blocked by a writer: status can still show usage.
-      assert.equal((await store.peek(b, "ip")).used, 1);
+      assert.equal((await store.quota.peek(b, "ip")).used, 1);
     } finally {
       other.exec("ROLLBACK");
       other.close();
     }
     // The refused attempt took nothing.
-    const t = await store.take(b, "ip");
+    const t = await store.quota.take(b, "ip");
     assert.equal(t.ok, true);
     assert.equal(t.used, 2);
     await store.close();
@@ -84,16 +85,16 @@ describe("sqlite store while another connection holds the write lock", () => {
 
   it("keeps the event loop running with many requests waiting at once", async () => {
     const dir = freshDir();
-    const store = openSqliteStore(dir, { deadlineMs: 600 });
+    const store = openSqliteBackend(dir, { deadlineMs: 600 });
     const b = daily("crowd", 1000);
-    await store.take(b, "warm");
+    await store.quota.take(b, "warm");
     await settle();
     const other = otherConnection(dir);
     other.exec("BEGIN IMMEDIATE");
     try {
       const loop = watchEventLoop();
       // Each waiter retries on its own; what one attempt costs the thread is paid by every waiter on every retry.
-      const takes = Array.from({ length: 200 }, (_, i) => store.take(b, `ip-${i}`));
+      const takes = Array.from({ length: 200 }, (_, i) => store.quota.take(b, `ip-${i}`));
       const results = await Promise.allSettled(takes);
       const maxGap = loop.stop();
       assert.ok(results.every((r) => r.status === "rejected" && r.reason instanceof StoreUnavailable));
@@ -102,15 +103,15 @@ describe("sqlite store while another connection holds the write lock", () => {
       other.exec("ROLLBACK");
       other.close();
     }
-    assert.equal((await store.take(b, "ip-0")).used, 1);
+    assert.equal((await store.quota.take(b, "ip-0")).used, 1);
     await store.close();
   });
 
   it("waits for a lock that is released before the deadline, and counts once", async () => {
     const dir = freshDir();
-    const store = openSqliteStore(dir);
+    const store = openSqliteBackend(dir);
     const b = daily("released");
-    await store.take(b, "ip");
+    await store.quota.take(b, "ip");
     await settle();
     const other = otherConnection(dir);
     other.exec("BEGIN IMMEDIATE");
@@ -119,7 +120,7 @@ describe("sqlite store while another connection holds the write lock", () => {
       other.close();
     }, 300);
     try {
-      const t = await store.take(b, "ip");
+      const t = await store.quota.take(b, "ip");
       assert.equal(t.ok, true);
       assert.equal(t.used, 2);
     } finally {
@@ -179,7 +180,7 @@ describe("sqlite errors", () => {
     );
     db.close();
 
-    const store = openSqliteStore(freshDir());
+    const store = openSqliteBackend(freshDir());
     const key = {
       id: "key_1",
       label: "a",
@@ -189,9 +190,9 @@ describe("sqlite errors", () => {
       createdAt: "2031-01-01T00:00:00.000Z",
       revokedAt: null,
     };
-    await store.insertKey(key);
+    await store.keys.insertKey(key);
     await assert.rejects(
-      store.insertKey(key),
+      store.keys.insertKey(key),
       (err: unknown) =>
         !(err instanceof StoreUnavailable) && (err as { code?: string }).code?.startsWith("SQLITE_CONSTRAINT") === true,
     );
@@ -231,8 +232,8 @@ describe("sqlite schema and pruning", () => {
   it("migrates an existing file: adds the index, keeps the data, and prunes through the index", async () => {
     const dir = freshDir();
     writeUnversionedFile(dir);
-    const store = openSqliteStore(dir, { pruneBatch: 3 });
-    assert.equal((await store.peek(daily("free-gen"), "kept", now)).used, 3);
+    const store = openSqliteBackend(dir, { pruneBatch: 3 });
+    assert.equal((await store.quota.peek(daily("free-gen"), "kept", now)).used, 3);
 
     const db = otherConnection(dir);
     assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
@@ -252,13 +253,13 @@ describe("sqlite schema and pruning", () => {
     assert.ok(!plan.some((d) => /^SCAN usage/.test(d)), plan.join("\n"));
 
     // Ten expired rows in batches of three: four statements, all of them gone; today's and yesterday's stay.
-    assert.equal(await store.pruneExpired(now), 10);
+    assert.equal(await store.quota.pruneExpired(now), 10);
     const left = db.prepare("SELECT identity FROM usage ORDER BY identity").all() as Array<{ identity: string }>;
     assert.deepEqual(
       left.map((r) => r.identity),
       ["kept", "yesterday"],
     );
-    assert.equal(await store.pruneExpired(now), 0);
+    assert.equal(await store.quota.pruneExpired(now), 0);
     db.close();
     await store.close();
   });
@@ -266,11 +267,11 @@ describe("sqlite schema and pruning", () => {
   it("a second store on the same file finds it migrated and shares its counts", async () => {
     const dir = freshDir();
     writeUnversionedFile(dir);
-    const one = openSqliteStore(dir);
-    const two = openSqliteStore(dir);
+    const one = openSqliteBackend(dir);
+    const two = openSqliteBackend(dir);
     const [a, b] = await Promise.all([
-      one.take(daily("free-gen"), "kept", now),
-      two.take(daily("free-gen"), "kept", now),
+      one.quota.take(daily("free-gen"), "kept", now),
+      two.quota.take(daily("free-gen"), "kept", now),
     ]);
     assert.deepEqual([a.used, b.used].sort(), [4, 5]);
     await one.close();
@@ -282,13 +283,13 @@ describe("sqlite schema and pruning", () => {
     writeUnversionedFile(dir);
     const other = otherConnection(dir);
     other.exec("BEGIN IMMEDIATE");
-    const store = openSqliteStore(dir, { deadlineMs: 300 });
+    const store = openSqliteBackend(dir, { deadlineMs: 300 });
     try {
-      await assert.rejects(store.take(daily("free-gen"), "kept", now), StoreUnavailable);
+      await assert.rejects(store.quota.take(daily("free-gen"), "kept", now), StoreUnavailable);
     } finally {
       other.exec("ROLLBACK");
     }
-    assert.equal((await store.take(daily("free-gen"), "kept", now)).used, 4);
+    assert.equal((await store.quota.take(daily("free-gen"), "kept", now)).used, 4);
     assert.equal(other.pragma("user_version", { simple: true }), SCHEMA_VERSION);
     other.close();
     await store.close();
@@ -297,14 +298,14 @@ describe("sqlite schema and pruning", () => {
   it("a take starts a prune in the background at most once per interval", async () => {
     const dir = freshDir();
     writeUnversionedFile(dir);
-    const store = openSqliteStore(dir, { pruneBatch: 4, pruneEveryMs: 60_000 });
+    const store = openSqliteBackend(dir, { pruneBatch: 4, pruneEveryMs: 60_000 });
     const count = () => {
       const db = otherConnection(dir);
       const n = (db.prepare("SELECT count(*) AS n FROM usage").get() as { n: number }).n;
       db.close();
       return n;
     };
-    await store.take(daily("free-gen"), "new", now);
+    await store.quota.take(daily("free-gen"), "new", now);
     // The prune runs after the take has answered; wait for it to finish.
     for (let i = 0; i < 100 && count() > 3; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(count(), 3);
@@ -313,10 +314,10 @@ describe("sqlite schema and pruning", () => {
     const db = otherConnection(dir);
     db.prepare("INSERT INTO usage VALUES ('free-gen', 'late', ?, 1)").run(today - 5 * DAY_MS);
     db.close();
-    await store.take(daily("free-gen"), "new", now + 30_000);
+    await store.quota.take(daily("free-gen"), "new", now + 30_000);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(count(), 4);
-    await store.take(daily("free-gen"), "new", now + 61_000);
+    await store.quota.take(daily("free-gen"), "new", now + 61_000);
     for (let i = 0; i < 100 && count() > 3; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(count(), 3);
     await store.close();

@@ -4,14 +4,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { it } from "node:test";
-import { outcomeOf, type UsageNote, usageRecorderFor } from "@/lib/api/usage-recording";
-import type { Caller } from "@/lib/auth/identify";
 import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
+import type { Caller } from "@/lib/auth/types";
 import { webhookSecretOf } from "@/lib/console/keys";
-import { openSqliteConsoleStore } from "@/lib/store/console-sqlite";
-import { openSqliteStore } from "@/lib/store/sqlite";
-import type { UsageEvent, UsageHistory } from "@/lib/store/usage-history";
-import { noUsageHistory } from "@/lib/store/usage-history";
+import type { UsageNote } from "@/lib/quota/ledger";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import type { UsageEvent, UsageHistory } from "@/lib/usage/history";
+import { noUsageHistory } from "@/lib/usage/history";
+import { outcomeOf, usageRecorderFor } from "@/lib/usage/recording";
 
 const pro: Caller = { plan: "pro", identity: "key:key_1", keyId: "key_1", ip: "192.0.2.1" };
 const free: Caller = { plan: "free", identity: "ip:192.0.2.1", ip: "192.0.2.1" };
@@ -84,18 +84,17 @@ it("never fails the request when the history cannot record", async () => {
 
 it("an older key without a stored secret keeps the one derived from the pepper, stored on first read", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-secret-"));
-  const store = openSqliteStore(dir);
-  const console = openSqliteConsoleStore(dir);
+  const store = openSqliteBackend(dir);
+  const { keys } = store;
   const pepper = "p".repeat(40);
-  const { record } = await createApiKey(store, pepper, "old");
+  const { record } = await createApiKey(keys, pepper, "old");
   const { webhookSecret: _, ...older } = record;
   const legacy = { ...older, id: "key_legacy", hash: "0".repeat(64) };
-  await store.insertKey(legacy);
-  const secret = await webhookSecretOf({ console, pepper }, legacy);
+  await keys.insertKey(legacy);
+  const secret = await webhookSecretOf({ keys, pepper }, legacy);
   assert.equal(secret, webhookSecretFor("key_legacy", pepper));
-  assert.equal((await console.findKey("key_legacy"))?.webhookSecret, secret);
-  assert.equal(await webhookSecretOf({ console, pepper }, record), record.webhookSecret, "a stored secret wins");
-  await console.close();
+  assert.equal((await keys.findKey("key_legacy"))?.webhookSecret, secret);
+  assert.equal(await webhookSecretOf({ keys, pepper }, record), record.webhookSecret, "a stored secret wins");
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import type { WebhookOutbox } from "@/lib/store/webhooks";
-import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "@/lib/webhooks/schedule";
 import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES, type Resolver, sendWebhook } from "@/lib/webhooks/send";
 import { newWebhookSecret, signWebhook } from "@/lib/webhooks/sign";
@@ -78,7 +78,7 @@ afterEach(() => {
 
 let outbox: WebhookOutbox;
 beforeEach(() => {
-  outbox = openSqliteWebhookOutbox(fs.mkdtempSync(path.join(root, "db-")));
+  outbox = openSqliteBackend(fs.mkdtempSync(path.join(root, "db-"))).webhooks;
 });
 afterEach(async () => {
   await outbox.close();

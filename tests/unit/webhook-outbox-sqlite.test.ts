@@ -5,9 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, it } from "node:test";
 import Database from "better-sqlite3";
-import { DB_FILE, openSqliteStore } from "@/lib/store/sqlite";
+import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
-import { openSqliteWebhookOutbox } from "@/lib/store/webhooks-sqlite";
 import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
 
@@ -17,7 +16,7 @@ const freshDir = () => fs.mkdtempSync(path.join(root, "db-"));
 
 runWebhookOutboxSuite("sqlite", async () => {
   const dir = freshDir();
-  return { open: () => openSqliteWebhookOutbox(dir) };
+  return { open: () => openSqliteBackend(dir).webhooks };
 });
 
 it("adds the outbox table to a file written before it (version 2, 1.0's schema)", async () => {
@@ -25,15 +24,14 @@ it("adds the outbox table to a file written before it (version 2, 1.0's schema)"
   const file = path.join(dir, DB_FILE);
   writeVersion2File(dir);
 
-  const store = openSqliteStore(dir);
+  const store = openSqliteBackend(dir);
   assert.equal(await store.ping(), true);
-  const outbox = openSqliteWebhookOutbox(dir);
+  const outbox = store.webhooks;
   assert.equal(await outbox.get("msg_x"), null);
   const db = new Database(file, { readonly: true });
   assert.equal(db.pragma("user_version", { simple: true }), SCHEMA_VERSION);
   const columns = db.prepare<[], { name: string }>("PRAGMA table_info(webhook_deliveries)").all();
   assert.ok(columns.some((c) => c.name === "next_attempt_at"));
   db.close();
-  await outbox.close();
   await store.close();
 });

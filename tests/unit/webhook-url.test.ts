@@ -1,9 +1,9 @@
 // The request-time check of webhook_url, its contract error, and WEBHOOK_ALLOW_HOSTS as configuration.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { toApiError } from "@/lib/api/errors";
 import { ConfigError, parseConfig } from "@/lib/config";
 import { InvalidWebhookUrl } from "@/lib/errors";
+import { toApiError } from "@/lib/schemas/api-error";
 import { checkWebhookUrl } from "@/lib/webhooks/url";
 
 const refused = (url: string, allow: string[] = [], why?: RegExp) =>

@@ -9,13 +9,13 @@ process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-wrapper-"
 process.env.DARKROOM_PEER_TOKEN = "unit-test-token";
 
 let withApi: typeof import("@/lib/api/with-api").withApi;
-let ApiError: typeof import("@/lib/api/errors").ApiError;
+let ApiError: typeof import("@/lib/schemas/api-error").ApiError;
 let errors: typeof import("@/lib/errors");
 let getServices: typeof import("@/lib/services").getServices;
 
 before(async () => {
   ({ withApi } = await import("@/lib/api/with-api"));
-  ({ ApiError } = await import("@/lib/api/errors"));
+  ({ ApiError } = await import("@/lib/schemas/api-error"));
   errors = await import("@/lib/errors");
   ({ getServices } = await import("@/lib/services"));
 });
@@ -34,7 +34,7 @@ function browserRequest(ip: string, signal?: AbortSignal) {
 
 async function usedBy(ip: string) {
   const svc = getServices();
-  return (await svc.store.peek(svc.buckets.freeGenerations, `ip:${ip}`)).used;
+  return (await svc.quota.peek(svc.buckets.freeGenerations, `ip:${ip}`)).used;
 }
 
 describe("withApi", () => {

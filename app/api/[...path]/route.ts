@@ -1,7 +1,7 @@
 // Any other /api path – a JSON 404 in the contract's error shape rather than the HTML not-found page.
 
-import { ApiError } from "@/lib/api/errors";
 import { errorResponse, newRequestId } from "@/lib/api/with-api";
+import { ApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

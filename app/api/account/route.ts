@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = withApi("status", async ({ caller, svc }) => {
   const keyId = await requireProCaller(caller, svc, "account");
-  const key = await svc.console.findKey(keyId);
+  const key = await svc.keys.findKey(keyId);
   if (!key) throw new NotFound("No key with that id.");
   return {
     success: true,

@@ -1,12 +1,13 @@
 // POST /api/enhance – enhance and upscale an uploaded photo, synchronously or as an async job.
-import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
+import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import { sha256 } from "@/lib/idempotency/idempotency";
+import type { Usage } from "@/lib/quota/types";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
-import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // POST /api/generate – generate images from a prompt (and, in 1.2, from an image and mask), sync or as a job.
-import { acceptJob, asyncModeOf, keepAlive, sha256 } from "@/lib/api/async";
+import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseGenerate } from "@/lib/api/parse-generate";
@@ -14,9 +14,10 @@ import {
   type PreparedEdit,
   prepareEdit,
 } from "@/lib/engines/generate";
+import { sha256 } from "@/lib/idempotency/idempotency";
 import { findOwnImage, readImageBytes } from "@/lib/images/library";
+import type { Usage } from "@/lib/quota/types";
 import type { GenerateResponse } from "@/lib/schemas/generate";
-import type { Usage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

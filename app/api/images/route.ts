@@ -1,9 +1,9 @@
 // GET /api/images – a Pro key's own images, newest first, a page at a time.
 import { enforceCallGuard } from "@/lib/api/call-guard";
-import { ApiError } from "@/lib/api/errors";
 import { encodeCursor, imageJsonOf, parseImageListQuery } from "@/lib/api/images";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { listImages } from "@/lib/images/library";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { ImageListResponse } from "@/lib/schemas/images";
 
 export const runtime = "nodejs";

@@ -1,9 +1,9 @@
 // GET /api/status – service health and the caller's daily usage.
 import { enforceCallGuard } from "@/lib/api/call-guard";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { emptyUsage } from "@/lib/quota/types";
 import { buildStatus, serializeStatus } from "@/lib/status";
 import { checkDisk } from "@/lib/status-disk";
-import { emptyUsage } from "@/lib/store/types";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -14,7 +14,7 @@ export const GET = withApi("status", async ({ caller, svc, quota }) => {
   // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
   const enhanceBucket = svc.buckets.freeEnhancements;
   // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
-  const usesDisk = svc.store.kind === "sqlite" || svc.storage.kind === "local";
+  const usesDisk = svc.backend.kind === "sqlite" || svc.storage.kind === "local";
   const [usage, enhanceUsage, disk] = await Promise.all([
     quota.read(),
     caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,

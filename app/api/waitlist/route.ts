@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export const POST = withApi("waitlist", async ({ req, svc, quota }) => {
   const signup = await parseWaitlist(req);
   await quota.take();
-  await joinWaitlist(svc.store, signup);
+  await joinWaitlist(svc.waitlist, signup);
   return { success: true, message: WAITLIST_CONFIRMATION };
 });
 

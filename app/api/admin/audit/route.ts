@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = withAdmin(async ({ req, svc }) => {
   const { limit } = parseQuery(req, auditQuerySchema);
-  return { entries: (await svc.console.listAudit(limit)).map(auditEntryJson) };
+  return { entries: (await svc.audit.listAudit(limit)).map(auditEntryJson) };
 });
 
 export const { POST, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["GET"]);

@@ -12,15 +12,15 @@ import {
   tokenMatches,
   verifySession,
 } from "@/lib/api/admin-auth";
-import { ApiError, toApiError } from "@/lib/api/errors";
-import { secondsUntil } from "@/lib/api/headers";
+import { identityOfIp, readClientIp } from "@/lib/api/identify";
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { authenticateAdmin, consoleDisabled, rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
-import { identityOfIp, readClientIp } from "@/lib/auth/identify";
 import { audit } from "@/lib/console/actor";
 import { log } from "@/lib/log";
+import { secondsUntil } from "@/lib/quota/types";
 import { signInSchema } from "@/lib/schemas/admin";
+import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";
 
 export const runtime = "nodejs";
@@ -39,7 +39,7 @@ export async function POST(req: Request): Promise<Response> {
     const { token } = await parseAdminBody(req, signInSchema);
     const ip = readClientIp(req, svc);
     // Every attempt takes a unit first, so parallel guesses cannot pass the limit; a right token gives it back.
-    const attempt = await svc.store.take(SIGN_IN_BUCKET, identityOfIp(ip));
+    const attempt = await svc.quota.take(SIGN_IN_BUCKET, identityOfIp(ip));
     if (!attempt.ok) {
       throw new ApiError("rate_limited", "Too many failed sign-ins from this address. Try again later.", {
         retryAfter: secondsUntil(attempt.resetMs),
@@ -49,9 +49,9 @@ export async function POST(req: Request): Promise<Response> {
       log.warn("admin sign-in failed", { client_ip: ip, attempts_left: attempt.remaining });
       throw new ApiError("unauthorized", "That is not the admin token.");
     }
-    await svc.store.refund(SIGN_IN_BUCKET, identityOfIp(ip), attempt.windowStart);
+    await svc.quota.refund(SIGN_IN_BUCKET, identityOfIp(ip), attempt.windowStart);
     const session = issueSession(admin.token, svc.pepper);
-    await audit(svc.console, { via: "session", ip }, "sign_in", "console");
+    await audit(svc.audit, { via: "session", ip }, "sign_in", "console");
     const res = respond(200, { success: true, expires_at: new Date(session.expiresAt).toISOString() }, requestId);
     res.headers.append("Set-Cookie", sessionCookie(session.value, isSecureRequest(req)));
     return res;
@@ -78,7 +78,7 @@ export async function DELETE(req: Request): Promise<Response> {
         if (err instanceof ApiError && err.code === "forbidden") throw err;
         return null;
       });
-    if (via) await audit(svc.console, { via, ip: readClientIp(req, svc) }, "sign_out", "console");
+    if (via) await audit(svc.audit, { via, ip: readClientIp(req, svc) }, "sign_out", "console");
     const res = respond(200, { success: true, signed_in: false }, requestId);
     res.headers.append("Set-Cookie", clearedSessionCookie(isSecureRequest(req)));
     return res;

@@ -1,9 +1,9 @@
 // GET /api/cron/sweep-images – the retention sweep where no server.ts runs it (Vercel): Vercel Cron calls this with
 // Authorization: Bearer $CRON_SECRET. Without CRON_SECRET, or with a wrong token, it is an unknown path (404).
 import crypto from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
 import { errorResponse, newRequestId } from "@/lib/api/with-api";
 import { sweepImages } from "@/lib/images/sweep";
+import { ApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";
 
 export const runtime = "nodejs";

@@ -1,8 +1,9 @@
 // GET /api/jobs/{id} – an async job's record; DELETE /api/jobs/{id} – cancel it.
-import { ApiError } from "@/lib/api/errors";
+
 import { findOwnJob } from "@/lib/api/job-access";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { isFinished, viewOf } from "@/lib/jobs/types";
+import { ApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,11 +1,11 @@
 // POST /api/admin/waitlist/approve – approve several entries at once ({ "ids": [...] }, at most 100); each result
 // stands alone, so one entry already approved does not stop the others.
 import { issuedKeyJson } from "@/lib/api/admin-views";
-import { toApiError } from "@/lib/api/errors";
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { approveEntry } from "@/lib/console/waitlist";
 import { bulkApproveSchema } from "@/lib/schemas/admin";
+import { toApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

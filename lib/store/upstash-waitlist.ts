@@ -1,21 +1,26 @@
-// The console's data on Upstash Redis, beside the core store's keys. Signups stay where POST /api/waitlist writes
-// them; their ids and statuses live in two hashes of their own, given to older signups when the list is first read.
+// The waitlist and the audit log in Redis. Signups stay where POST /api/waitlist writes them; their ids and
+// statuses live in two hashes of their own, given to older signups when the list is first read.
 import crypto from "node:crypto";
-import { AUDIT_KEEP, type AuditEntry, type ConsoleStore, type WaitlistRecord, type WaitlistStatus } from "./console";
-import { APPEND_AUDIT, ASSIGN_WAITLIST_IDS, DECIDE_WAITLIST_ENTRY } from "./console-upstash-scripts";
+import type { KeyRecord } from "@/lib/auth/types";
 import {
-  byCreated,
-  call,
-  clientFor,
-  KEY_INDEX,
-  MARKER_TTL_MS,
-  markerKey,
-  pairs,
-  recordKey,
-  toKeyRecord,
-  type UpstashStoreOptions,
-  WAITLIST,
-} from "./upstash";
+  AUDIT_KEEP,
+  type AuditEntry,
+  type AuditLog,
+  type WaitlistEntry,
+  type WaitlistRecord,
+  type WaitlistRepository,
+  type WaitlistStatus,
+} from "@/lib/console/types";
+import {
+  APPEND_AUDIT,
+  APPROVE_WAITLIST_ENTRY,
+  ASSIGN_WAITLIST_IDS,
+  DECIDE_WAITLIST_ENTRY,
+} from "./console-upstash-scripts";
+import type { RedisClient } from "./redis-client";
+import { byCreated, call, KEY_INDEX, MARKER_TTL_MS, markerKey, pairs, recordKey, WAITLIST } from "./upstash";
+import { checkKeyInsert, keyFields } from "./upstash-keys";
+import { ADD_TO_WAITLIST } from "./upstash-scripts";
 
 const WAITLIST_STATE = "darkroom:waitlist:state"; // hash: email → "status|id|keyId|decidedAt"
 const WAITLIST_IDS = "darkroom:waitlist:ids"; // hash: id → email
@@ -35,17 +40,22 @@ function parseSignup(json: string): { useCase: string | null; createdAt: string 
   return { useCase: v.useCase ?? null, createdAt: v.createdAt ?? "" };
 }
 
-export function openUpstashConsoleStore(opts: UpstashStoreOptions): ConsoleStore {
-  const { redis } = clientFor(opts.url, opts.token, opts.timeoutMs ?? 1500);
+export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
   const scripts = {
+    add: redis.createScript<number>(ADD_TO_WAITLIST),
     assign: redis.createScript<number>(ASSIGN_WAITLIST_IDS),
     decide: redis.createScript<string>(DECIDE_WAITLIST_ENTRY),
-    audit: redis.createScript<number>(APPEND_AUDIT),
+    approve: redis.createScript<string>(APPROVE_WAITLIST_ENTRY),
   };
 
-  const hashOf = async (id: string) => call("findKey", () => redis.hget<string>(KEY_INDEX, id));
-
   return {
+    async addToWaitlist(entry: WaitlistEntry) {
+      const value = JSON.stringify({ useCase: entry.useCase, createdAt: entry.createdAt });
+      const added = await call("addToWaitlist", () =>
+        scripts.add.exec([WAITLIST, markerKey()], [entry.email, value, String(MARKER_TTL_MS)]),
+      );
+      return added === 1;
+    },
     async listWaitlist() {
       const [signups, states] = await call("listWaitlist", () =>
         Promise.all([redis.hgetall(WAITLIST), redis.hgetall(WAITLIST_STATE)]),
@@ -87,41 +97,35 @@ export function openUpstashConsoleStore(opts: UpstashStoreOptions): ConsoleStore
       return answer === "ok" || answer === "conflict" ? answer : "missing";
     },
 
-    async findKey(id) {
-      const hash = await hashOf(id);
-      return hash ? toKeyRecord(await call("findKey", () => redis.hgetall(recordKey(hash)))) : null;
+    async approveWaitlistEntry(id: string, key: KeyRecord) {
+      // One script moves the entry and stores the key, or does neither.
+      const answer = await call("approveWaitlistEntry", () =>
+        scripts.approve.exec(
+          [WAITLIST_STATE, WAITLIST_IDS, KEY_INDEX, recordKey(key.hash), markerKey()],
+          [id, key.id, key.hash, key.createdAt, String(MARKER_TTL_MS), ...keyFields(key)],
+        ),
+      );
+      checkKeyInsert(answer, key);
+      return answer === "ok" || answer === "conflict" ? answer : "missing";
     },
-    async setKeyDailyLimit(id, limit) {
-      const hash = await hashOf(id);
-      if (!hash) return false;
-      // Setting a value is safe to repeat.
-      if (limit === null) await call("setKeyDailyLimit", () => redis.hdel(recordKey(hash), "dailyLimit"));
-      else await call("setKeyDailyLimit", () => redis.hset(recordKey(hash), { dailyLimit: String(limit) }));
-      return true;
-    },
-    async ensureWebhookSecret(id, secret) {
-      const hash = await hashOf(id);
-      if (!hash) return null;
-      await call("ensureWebhookSecret", () => redis.hsetnx(recordKey(hash), "webhookSecret", secret));
-      return call("ensureWebhookSecret", () => redis.hget<string>(recordKey(hash), "webhookSecret"));
-    },
+  };
+}
 
+export function openUpstashAuditLog(redis: RedisClient): AuditLog {
+  const append = redis.createScript<number>(APPEND_AUDIT);
+  return {
     async appendAudit(entry) {
       const full: AuditEntry = {
         id: `au_${Date.now().toString(36)}${crypto.randomBytes(4).toString("hex")}`,
         ...entry,
       };
       await call("appendAudit", () =>
-        scripts.audit.exec([AUDIT, markerKey()], [JSON.stringify(full), String(AUDIT_KEEP), String(MARKER_TTL_MS)]),
+        append.exec([AUDIT, markerKey()], [JSON.stringify(full), String(AUDIT_KEEP), String(MARKER_TTL_MS)]),
       );
     },
     async listAudit(limit) {
       const raw = await call("listAudit", () => redis.lrange<string>(AUDIT, 0, limit - 1));
       return raw.map((json) => JSON.parse(json) as AuditEntry);
-    },
-
-    async close() {
-      // The HTTP client is shared by the process.
     },
   };
 }

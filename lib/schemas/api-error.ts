@@ -1,4 +1,4 @@
-// The HTTP layer's error: a contract code with its status. `toApiError` is the one place domain errors become codes.
+// The contract's error: a code with its status (error-codes.ts). `toApiError` is the one place domain errors become codes.
 import {
   ChainExhausted,
   Conflict,
@@ -17,7 +17,7 @@ import {
   WorkAborted,
 } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import { ERROR_CODES, type ErrorCode } from "./error-codes";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
 
 export class ApiError extends Error {
   readonly code: ErrorCode;

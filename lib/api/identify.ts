@@ -1,25 +1,13 @@
 // Who is calling: a Pro key, a browser on the Free plan (counted per IP), or nobody we can serve.
 import crypto from "node:crypto";
 import net from "node:net";
-import { ipIdentity, ipv6Prefix, normalizeIp } from "@/lib/api/client-ip";
-import { ApiError } from "@/lib/api/errors";
-import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/api/peer";
 import { verifyApiKey } from "@/lib/auth/keys";
+import type { Caller } from "@/lib/auth/types";
 import { log } from "@/lib/log";
-import type { Plan } from "@/lib/quota/policies";
+import { ipIdentity, ipv6Prefix, normalizeIp } from "@/lib/net/client-ip";
+import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/net/peer";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
-
-export type Caller = {
-  plan: Plan;
-  /** What quotas are counted on: "key:<id>", "ip:<addr or /64>", or "ip:unknown" for every request without one. */
-  identity: string;
-  keyId?: string;
-  /** A Pro key's own daily limit, when the operator set one. */
-  dailyLimit?: number;
-  ip: string | null;
-  /** For IPv6 Free callers: the /48 all their /64s are also counted on together. */
-  net48?: string;
-};
 
 /** The one bucket every request without a usable address shares: a missing address never opens fresh quota. */
 export const UNKNOWN_IP_IDENTITY = "ip:unknown";
@@ -65,7 +53,7 @@ export async function identifyCaller(req: Request, svc: Services, ip: string | n
   const auth = req.headers.get("authorization");
   if (auth !== null) {
     const match = /^Bearer +(\S+) *$/i.exec(auth);
-    const record = match ? await verifyApiKey(svc.store, svc.pepper, match[1]) : null;
+    const record = match ? await verifyApiKey(svc.keys, svc.pepper, match[1]) : null;
     if (!record) throw new ApiError("unauthorized", "The API key is missing, malformed, unknown or revoked.");
     return {
       plan: "pro",

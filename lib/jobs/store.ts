@@ -1,4 +1,4 @@
-// Where job records and idempotency records live: SQLite (embedded) or Redis (Upstash), behind one interface.
+// Where job records live: SQLite (embedded) or Redis (Upstash), behind one interface.
 import type { JobRecord, JobStatus } from "@/lib/jobs/types";
 
 export type JobPatch = Partial<Omit<JobRecord, "id" | "kind" | "owner" | "created_at" | "internal">> & {
@@ -17,18 +17,7 @@ export interface JobStore {
   listExpired(now: number, limit: number): Promise<JobRecord[]>;
   /** Forgets finished jobs older than their read window; returns how many. */
   prune(now: number): Promise<number>;
-
-  /**
-   * Claims an Idempotency-Key for a first request. Returns null when the claim is ours, else what is there: a
-   * request still running (no response yet) or the stored answer.
-   */
-  claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | null>;
-  completeIdempotencyKey(key: string, response: StoredResponse, ttlMs: number): Promise<void>;
-  releaseIdempotencyKey(key: string): Promise<void>;
 }
-
-export type StoredResponse = { status: number; body: string; headers: Record<string, string> };
-export type IdempotencyRecord = { fingerprint: string; response: StoredResponse | null };
 
 export function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
   return { ...job, ...patch, internal: { ...job.internal, ...patch.internal } };

@@ -1,14 +1,21 @@
 // The quota bookkeeping of one request, owned by the wrapper: it takes units, gives them back when work fails
 // through no act of the caller, keeps them when the caller abandons work that already started, and knows the usage
 // the rate-limit headers and the 200 body report.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
 import type { HeldUnit } from "@/lib/jobs/types";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
-import { type Bucket, emptyUsage, type Store, type Take, type Usage } from "@/lib/store/types";
-import { ApiError } from "./errors";
-import { secondsUntil } from "./headers";
-import type { UsageNote } from "./usage-recording";
+import { type Bucket, emptyUsage, type QuotaCounters, secondsUntil, type Take, type Usage } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
+
+/** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
+export type UsageNote = {
+  model?: string;
+  engine?: string;
+  /** Images made and images that failed, when a request asked for several: each is one unit in the history. */
+  made?: number;
+  failedImages?: number;
+};
 
 /** One bucket a unit is counted on, and what a caller is told when it is used up. */
 type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiError };
@@ -20,7 +27,7 @@ export class Quota {
 
   /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
   constructor(
-    private readonly store: Store,
+    private readonly store: QuotaCounters,
     private readonly charges: Charge[],
     private readonly abandoned: () => boolean,
   ) {}
@@ -112,8 +119,13 @@ export class Quota {
   /** Refunds what was taken from position `from` on (all of it by default). */
   private async refund(from = 0): Promise<void> {
     const taken = this.taken.splice(Math.max(0, from));
-    await Promise.all(
-      taken.map(({ charge, take }) => this.store.refund(charge.bucket, charge.identity, take.windowStart)),
+    await refundUnits(
+      this.store,
+      taken.map(({ charge, take }) => ({
+        bucket: charge.bucket,
+        identity: charge.identity,
+        windowStart: take.windowStart,
+      })),
     );
     const primary = taken.filter((t) => t.charge === this.charges[0]).length;
     if (primary > 0 && this.current) {
@@ -124,6 +136,11 @@ export class Quota {
       };
     }
   }
+}
+
+/** Gives held units back: a failed request's, or a job's that failed through no act of its caller. */
+export async function refundUnits(counters: QuotaCounters, units: HeldUnit[]): Promise<void> {
+  await Promise.all(units.map((u) => counters.refund(u.bucket, u.identity, u.windowStart)));
 }
 
 const resetPhrase = (take: Take) => `It resets at ${new Date(take.resetMs).toISOString()} (midnight UTC).`;

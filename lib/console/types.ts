@@ -1,6 +1,11 @@
-// What the operators' console keeps beside the core store: waitlist decisions, the keys' 1.1 fields and the audit
-// log. SQLite (console-sqlite.ts) and Upstash (console-upstash.ts) implement it; the logic is in lib/console.
-import type { KeyRecord } from "./types";
+// The waitlist and the audit log: their records and the repositories the store backends implement.
+import type { KeyRecord } from "@/lib/auth/types";
+
+export type WaitlistEntry = {
+  email: string;
+  useCase: string | null;
+  createdAt: string;
+};
 
 export const WAITLIST_STATUSES = ["pending", "invited", "declined"] as const;
 export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
@@ -57,22 +62,24 @@ export type AuditEntry = {
 /** The audit log keeps this many of the newest entries. */
 export const AUDIT_KEEP = 10_000;
 
-export interface ConsoleStore {
+/** Every waitlist entry, on one backend: signups from the API, decisions from the console and the CLI. */
+export interface WaitlistRepository {
+  /** Adds the email unless present; returns whether it was new. */
+  addToWaitlist(entry: WaitlistEntry): Promise<boolean>;
   /** Every entry, oldest first, each with an id and a status. */
   listWaitlist(): Promise<WaitlistRecord[]>;
   findWaitlistEntry(id: string): Promise<WaitlistRecord | null>;
   /** Moves an entry atomically: of two concurrent decisions from the same status, one gets "conflict". */
   decideWaitlistEntry(id: string, decision: WaitlistDecision): Promise<DecisionOutcome>;
+  /**
+   * Approves a pending or declined entry and stores its key, as one atomic change: "ok" only when both happened;
+   * when the key cannot be stored the entry stays as it was.
+   */
+  approveWaitlistEntry(id: string, key: KeyRecord): Promise<DecisionOutcome>;
+}
 
-  findKey(id: string): Promise<KeyRecord | null>;
-  /** null returns the key to the default limit. False when no key has that id. */
-  setKeyDailyLimit(id: string, limit: number | null): Promise<boolean>;
-  /** Stores `secret` unless the key already has one, and returns the key's secret (null: no such key). */
-  ensureWebhookSecret(id: string, secret: string): Promise<string | null>;
-
+export interface AuditLog {
   appendAudit(entry: Omit<AuditEntry, "id">): Promise<void>;
   /** Newest first. */
   listAudit(limit: number): Promise<AuditEntry[]>;
-
-  close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-// Embedded store on SQLite (better-sqlite3). Every quota change is one atomic statement (an upsert with
+// Quota counters on the embedded SQLite file (better-sqlite3). Every quota change is one atomic statement (an upsert with
 // RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
 //
 // better-sqlite3 is synchronous: a statement that waits for a lock waits on the event loop. So SQLite's own busy
@@ -9,17 +9,14 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
-import { DB_FILE, openSqliteFile } from "./sqlite-file";
-import type { RetryOptions } from "./sqlite-retry";
-import { type Bucket, DAY_MS, type KeyRecord, type Store, type Take, type Usage, windowStartOf } from "./types";
-
-export { DB_FILE };
+import { type Bucket, DAY_MS, type QuotaCounters, type Take, type Usage, windowStartOf } from "@/lib/quota/types";
+import type { SqliteConnection } from "./sqlite-file";
 
 /** Deletes one bounded batch of expired windows, found through the window_start index. */
 export const PRUNE_SQL = `DELETE FROM usage WHERE (bucket, identity, window_start) IN
   (SELECT bucket, identity, window_start FROM usage WHERE window_start < ? LIMIT ?)`;
 
-export type SqliteStoreOptions = RetryOptions & {
+export type SqliteQuotaOptions = {
   /**
    * Most expired rows one prune statement deletes; between batches the event loop runs.
    * @default 500
@@ -32,39 +29,14 @@ export type SqliteStoreOptions = RetryOptions & {
   pruneEveryMs?: number;
 };
 
-export type SqliteStore = Store & {
+export type SqliteQuota = QuotaCounters & {
   /** Deletes the windows that started more than two days before `now`; returns how many rows went. */
   pruneExpired(now?: number): Promise<number>;
+  /** Cheap health probe: false when the file stays locked or cannot be read. */
+  ping(): Promise<boolean>;
+  /** Stops pruning (the connection is the backend's). */
+  close(): Promise<void>;
 };
-
-export type KeyRow = {
-  id: string;
-  label: string;
-  hash: string;
-  last4: string;
-  plan: "pro";
-  created_at: string;
-  revoked_at: string | null;
-  email: string | null;
-  daily_limit: number | null;
-  webhook_secret: string | null;
-};
-
-export function toKey(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    label: row.label,
-    hash: row.hash,
-    last4: row.last4,
-    plan: row.plan,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    // The 1.1 fields are left out when unset, as on a key made before them.
-    ...(row.email !== null && { email: row.email }),
-    ...(row.daily_limit !== null && { dailyLimit: row.daily_limit }),
-    ...(row.webhook_secret !== null && { webhookSecret: row.webhook_secret }),
-  };
-}
 
 function prepareStatements(db: Database.Database) {
   return {
@@ -81,30 +53,14 @@ function prepareStatements(db: Database.Database) {
       "UPDATE usage SET used = used - 1 WHERE bucket = ? AND identity = ? AND window_start = ? AND used > 0",
     ),
     pruneBatch: db.prepare<[number, number]>(PRUNE_SQL),
-    insertKey: db.prepare<
-      [string, string, string, string, string, string, string | null, string | null, number | null, string | null]
-    >(
-      `INSERT INTO api_keys (id, label, hash, last4, plan, created_at, revoked_at, email, daily_limit, webhook_secret)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    selectKeyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
-    listKeys: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
-    // One statement: the first revocation time stays, and `changes` tells whether the id exists.
-    revokeKey: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?"),
-    addToWaitlist: db.prepare<[string, string | null, string]>(
-      "INSERT INTO waitlist (email, use_case, created_at) VALUES (?, ?, ?) ON CONFLICT (email) DO NOTHING",
-    ),
-    listWaitlist: db.prepare<[], { email: string; use_case: string | null; created_at: string }>(
-      "SELECT email, use_case, created_at FROM waitlist ORDER BY created_at, email",
-    ),
     ping: db.prepare("SELECT 1"),
   };
 }
 
-export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
+export function openSqliteQuota(conn: SqliteConnection, opts: SqliteQuotaOptions = {}): SqliteQuota {
   const pruneBatch = opts.pruneBatch ?? 500;
   const pruneEveryMs = opts.pruneEveryMs ?? 60 * 60 * 1000;
-  const { db, run } = openSqliteFile(dataDir, "sqlite", prepareStatements, opts);
+  const { run } = conn.statements("sqlite", prepareStatements);
 
   const usageOf = (bucket: Bucket, used: number, start: number): Usage => ({
     limit: bucket.limit,
@@ -151,7 +107,6 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
   };
 
   return {
-    kind: "sqlite",
     async take(bucket, id, now = Date.now()): Promise<Take> {
       const start = windowStartOf(bucket, now);
       // Two calls, not one attempt: retrying the read must never repeat the increment.
@@ -172,40 +127,6 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
       return usageOf(bucket, row?.used ?? 0, start);
     },
     pruneExpired,
-    async insertKey(key) {
-      await run("insertKey", (s) =>
-        s.insertKey.run(
-          key.id,
-          key.label,
-          key.hash,
-          key.last4,
-          key.plan,
-          key.createdAt,
-          key.revokedAt,
-          key.email ?? null,
-          key.dailyLimit ?? null,
-          key.webhookSecret ?? null,
-        ),
-      );
-    },
-    async findKeyByHash(hash) {
-      const row = await run("findKeyByHash", (s) => s.selectKeyByHash.get(hash));
-      return row ? toKey(row) : null;
-    },
-    async listKeys() {
-      return (await run("listKeys", (s) => s.listKeys.all())).map(toKey);
-    },
-    async revokeKey(id, at) {
-      return (await run("revokeKey", (s) => s.revokeKey.run(at, id))).changes === 1;
-    },
-    async addToWaitlist(entry) {
-      const info = await run("addToWaitlist", (s) => s.addToWaitlist.run(entry.email, entry.useCase, entry.createdAt));
-      return info.changes === 1;
-    },
-    async listWaitlist() {
-      const rows = await run("listWaitlist", (s) => s.listWaitlist.all());
-      return rows.map((r) => ({ email: r.email, useCase: r.use_case, createdAt: r.created_at }));
-    },
     async ping() {
       try {
         // A probe answers quickly: a store locked for longer than this counts as down.
@@ -218,7 +139,6 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     async close() {
       closed = true;
       await pruning;
-      db.close();
     },
-  } satisfies SqliteStore;
+  };
 }

@@ -1,19 +1,12 @@
 // Records each generate and enhance request in the usage history once its answer is known: succeeded (200), failed
 // (5xx: ours or a provider's) or refused (4xx past the key check: input, filter, quota). Free requests are counted
 // in aggregate only. A recording that fails is logged and never changes the answer.
-import type { Caller } from "@/lib/auth/identify";
+import type { Caller } from "@/lib/auth/types";
+import type { JobRecord } from "@/lib/jobs/types";
 import { describeError, log } from "@/lib/log";
-import type { Services } from "@/lib/services";
-import type { UsageOutcome } from "@/lib/store/usage-history";
-
-/** What a route learned of the work, noted on its quota (`quota.note`). Only validated values belong here. */
-export type UsageNote = {
-  model?: string;
-  engine?: string;
-  /** Images made and images that failed, when a request asked for several: each is one unit in the history. */
-  made?: number;
-  failedImages?: number;
-};
+import type { UsageNote } from "@/lib/quota/ledger";
+import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
+import type { UsageHistory, UsageOutcome } from "@/lib/usage/history";
 
 export function outcomeOf(status: number): UsageOutcome {
   if (status < 400) return "succeeded";
@@ -32,7 +25,7 @@ export type RequestRecord = {
  * Counts one request (one line per unit when it made several images, and one failed line per image that failed);
  * for work that finishes outside the request (async jobs) too. Never throws.
  */
-export async function recordRequest(svc: Pick<Services, "usage">, r: RequestRecord): Promise<void> {
+export async function recordRequest(svc: { usage: UsageHistory }, r: RequestRecord): Promise<void> {
   const event = {
     at: r.at ?? Date.now(),
     plan: r.caller.plan,
@@ -59,7 +52,7 @@ export async function recordRequest(svc: Pick<Services, "usage">, r: RequestReco
  * (accepted for later) is left to the job that does the work, and a replayed answer was counted the first time.
  */
 export function usageRecorderFor(
-  svc: Pick<Services, "usage">,
+  svc: { usage: UsageHistory },
   req: Request,
   endpoint: string,
   caller: Caller,
@@ -74,4 +67,27 @@ export function usageRecorderFor(
     done = true;
     await recordRequest(svc, { endpoint, caller, note, outcome: outcomeOf(status) });
   };
+}
+
+/**
+ * An async job's line in the usage history, when it ends (its 202 was not counted): succeeded, failed by the
+ * status of its error, or refused when the caller cancelled it.
+ */
+export function recordJob(svc: { usage: UsageHistory }, job: JobRecord): Promise<void> {
+  const { plan = "free", keyId, model } = job.internal;
+  const status =
+    job.status === "succeeded"
+      ? 200
+      : job.status === "canceled"
+        ? 499
+        : (ERROR_CODES[job.error?.code as ErrorCode]?.status ?? 500);
+  const engine = typeof job.result?.engine === "string" ? job.result.engine : undefined;
+  return recordRequest(svc, {
+    endpoint: job.kind,
+    caller: { plan, keyId },
+    // Each image a job made is one unit in the history.
+    note: { model, engine, made: Array.isArray(job.result?.images) ? job.result.images.length : undefined },
+    outcome: outcomeOf(status),
+    at: Date.parse(job.finished_at ?? "") || Date.now(),
+  });
 }

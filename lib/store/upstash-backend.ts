@@ -1,0 +1,50 @@
+// The Redis backend: every repository on one client, so quotas, keys, the waitlist, jobs and images are shared by
+// every instance. openUpstashBackend builds the client for Upstash's REST API; openRedisBackend takes any client
+// that offers RedisClient's commands.
+import { noUsageHistory } from "@/lib/usage/history";
+import type { Backend, BackendOptions } from "./backend";
+import { openUpstashImageStore } from "./images-upstash";
+import { openUpstashIdempotency, openUpstashJobStore } from "./jobs-upstash";
+import { createRedisClient, type RedisClient, type RedisOptions } from "./redis-client";
+import { openUpstashQuota } from "./upstash";
+import { openUpstashKeys } from "./upstash-keys";
+import { openUpstashAuditLog, openUpstashWaitlist } from "./upstash-waitlist";
+import { openUpstashUsageHistory } from "./usage-history-upstash";
+import { openUpstashWebhookOutbox } from "./webhooks-upstash";
+
+export type RedisBackend = Backend & { readonly kind: "upstash"; client: RedisClient };
+
+export function openRedisBackend(client: RedisClient, opts: BackendOptions): RedisBackend {
+  const usage =
+    opts.usageHistoryDays === 0 ? noUsageHistory : openUpstashUsageHistory(client, { keepDays: opts.usageHistoryDays });
+  const images = openUpstashImageStore(client);
+  const webhooks = openUpstashWebhookOutbox(client);
+  return {
+    kind: "upstash",
+    client,
+    quota: openUpstashQuota(client),
+    keys: openUpstashKeys(client),
+    waitlist: openUpstashWaitlist(client),
+    audit: openUpstashAuditLog(client),
+    images,
+    jobs: openUpstashJobStore(client),
+    idempotency: openUpstashIdempotency(client),
+    webhooks,
+    usage,
+    async ping() {
+      try {
+        return (await client.ping()) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      // An HTTP client holds no connection of its own; the repositories stop their background work.
+      await Promise.all([usage.close(), images.close(), webhooks.close()]);
+    },
+  };
+}
+
+export function openUpstashBackend(opts: RedisOptions & Partial<BackendOptions>): RedisBackend {
+  return openRedisBackend(createRedisClient(opts), { usageHistoryDays: opts.usageHistoryDays ?? 90 });
+}
