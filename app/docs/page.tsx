@@ -7,6 +7,7 @@ import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables
 import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
 import { GuidesSection } from "@/components/docs/guides-section";
+import { ImageInputSection } from "@/components/docs/image-input-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
 import { getConfig } from "@/lib/config";
@@ -19,6 +20,7 @@ type Json = Record<string, unknown>;
 const TOC = [
   ["auth", "Authentication"],
   ...ENDPOINTS.filter((e) => !e.section).map((e) => [anchorOf(e), `${e.method.toUpperCase()} ${e.path}`]),
+  ["image-input", "Image input"],
   ["async", "Async jobs and webhooks"],
   ["models", "Models"],
   ["enhance-modes", "Enhance modes"],
@@ -106,6 +108,8 @@ export default async function DocsPage() {
             />
           ))}
         </section>
+
+        <ImageInputSection origin={origin} />
 
         <AsyncSection origin={origin} />
 

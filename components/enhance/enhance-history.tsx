@@ -1,5 +1,7 @@
-// The enhance page's history: the last 24 enhancements in this browser, with sizes, settings, expiry and Delete.
+// The enhance page's history: the last 24 enhancements in this browser, with sizes, settings, expiry, Edit (in the studio)
+// and Delete.
 "use client";
+import Link from "next/link";
 import { ClearHistoryButton } from "@/components/ui/clear-history-button";
 import { ExpiryNote } from "@/components/ui/expiry-note";
 import { Spinner } from "@/components/ui/spinner";
@@ -63,18 +65,28 @@ export function EnhanceHistory({ items, onDelete, deleting, onClear, error }: Pr
                 {item.model} · strength {item.strength} · {item.scale}×
               </span>
               <ExpiryNote expiresAt={item.expiresAt} />
-              {item.deleteToken && (
-                <button
-                  type="button"
-                  className={`${secondaryButton} mt-1.5 self-start px-2 py-1 text-xs text-red-800 dark:text-red-200`}
-                  onClick={() => onDelete(item)}
-                  disabled={deleting !== null}
-                  aria-label={`Delete enhanced image: ${item.fileName || "pasted image"}`}
-                  data-testid="delete"
+              <div className="mt-1.5 flex flex-wrap gap-1.5">
+                <Link
+                  href={`/?edit=${encodeURIComponent(item.url)}`}
+                  className={`${secondaryButton} px-2 py-1 text-xs`}
+                  aria-label={`Edit in the studio: ${item.fileName || "pasted image"}`}
+                  data-testid="enhance-history-edit"
                 >
-                  {deleting === item.id ? <Spinner /> : "Delete"}
-                </button>
-              )}
+                  Edit
+                </Link>
+                {item.deleteToken && (
+                  <button
+                    type="button"
+                    className={`${secondaryButton} px-2 py-1 text-xs text-red-800 dark:text-red-200`}
+                    onClick={() => onDelete(item)}
+                    disabled={deleting !== null}
+                    aria-label={`Delete enhanced image: ${item.fileName || "pasted image"}`}
+                    data-testid="delete"
+                  >
+                    {deleting === item.id ? <Spinner /> : "Delete"}
+                  </button>
+                )}
+              </div>
             </li>
           ))}
         </ol>

@@ -2,6 +2,7 @@
 "use client";
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { secondaryButton } from "@/components/ui/styles";
+import { extensionOf } from "@/lib/client/output-format";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";
 
 type Props = {
@@ -13,6 +14,7 @@ type Props = {
 
 export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
   const base = fileName.replace(/\.[^.]+$/, "") || "image";
+  const ext = extensionOf(result.url);
   return (
     <div className="mt-4 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-center sm:justify-between">
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm" data-testid="sizes">
@@ -39,11 +41,11 @@ export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
         {(result.engine === "preview" || result.engine === "sharp") && <PreviewBadge engine={result.engine} />}
         <a
           href={result.url}
-          download={`${base}-enhanced-${result.scale}x.png`}
+          download={`${base}-enhanced-${result.scale}x.${ext}`}
           className={secondaryButton}
           data-testid="download"
         >
-          Download PNG
+          Download {ext === "jpg" ? "JPEG" : ext.toUpperCase()}
         </a>
       </div>
     </div>

@@ -1,8 +1,9 @@
-// The enhance page: pick a photo, tune strength, model and scale, enhance, then compare and download.
+// The enhance page: pick a photo, tune strength, model, scale and format, enhance, then compare and download.
 "use client";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { CancelNotice } from "@/components/ui/cancel-notice";
 import { ErrorNotice } from "@/components/ui/error-notice";
+import { FormatPicker } from "@/components/ui/format-picker";
 import { JobProgress } from "@/components/ui/job-progress";
 import { Spinner } from "@/components/ui/spinner";
 import { panel, primaryButton } from "@/components/ui/styles";
@@ -13,6 +14,7 @@ import { writeErrorCopy } from "@/lib/client/error-copy";
 import { type EnhanceHistoryItem, loadEnhanceHistory, saveEnhanceHistory } from "@/lib/client/history";
 import { deleteImageCall } from "@/lib/client/images";
 import { describeCancel } from "@/lib/client/job-copy";
+import { DEFAULT_OUTPUT_FORMAT, formatFields, type OutputFormat } from "@/lib/client/output-format";
 import { fetchAsFile, type PickedImage, pickImage } from "@/lib/client/picked-image";
 import { byteBaseFor, formatBytes, uploadLimitsFrom } from "@/lib/client/upload-rules";
 import { useElapsed } from "@/lib/client/use-elapsed";
@@ -37,6 +39,7 @@ export function EnhanceStudio() {
   const [strength, setStrength] = useState(DEFAULT_STRENGTH);
   const [scale, setScale] = useState<2 | 4>(2);
   const [model, setModel] = useState<EnhanceMode>(DEFAULT_ENHANCE_MODE);
+  const [format, setFormat] = useState<OutputFormat>(DEFAULT_OUTPUT_FORMAT);
   const [result, setResult] = useState<{ data: EnhanceResponse; meta: EnhanceMeta } | null>(null);
   const [error, setError] = useState<ClientError | null>(null);
   const [canceled, setCanceled] = useState<{ started: boolean } | null>(null);
@@ -169,6 +172,7 @@ export function EnhanceStudio() {
     form.append("strength", String(strength));
     form.append("scale", String(scale));
     form.append("model", model);
+    for (const [k, v] of Object.entries(formatFields(format))) form.append(k, v);
     await job.start(
       "/api/enhance",
       { method: "POST", body: form },
@@ -225,6 +229,7 @@ export function EnhanceStudio() {
               model={model}
               onModel={setModel}
             />
+            <FormatPicker value={format} onChange={setFormat} />
             <button
               type="button"
               className={`${primaryButton} w-full py-3 text-base`}

@@ -1,5 +1,5 @@
 // The history strip: the last 24 results in this browser (or, with a Pro key, the key's images from any device),
-// each with its prompt, settings and expiry, and Reuse settings / Delete.
+// each with its prompt, settings and expiry, and Reuse settings / Edit / Delete.
 "use client";
 import type { ReactNode } from "react";
 import { ClearHistoryButton } from "@/components/ui/clear-history-button";
@@ -10,11 +10,14 @@ import { HISTORY_MAX, type HistoryItem } from "@/lib/client/history";
 
 type Props = {
   items: HistoryItem[];
-  currentId: string | null;
+  /** The images the result panel shows (one, or a request's variants). */
+  currentIds: string[];
   /** "browser": this browser's history; "key": the pasted Pro key's images, listed by the server. */
   source: "browser" | "key";
   onSelect: (item: HistoryItem) => void;
   onReuse: (item: HistoryItem) => void;
+  /** Opens the image in Edit mode. */
+  onEdit: (item: HistoryItem) => void;
   onDelete: (item: HistoryItem) => void;
   /** The id being deleted, if any. */
   deleting: string | null;
@@ -29,7 +32,8 @@ type Props = {
 const smallButton = `${secondaryButton} px-2 py-1 text-xs`;
 
 export function HistoryStrip(props: Props) {
-  const { items, currentId, source, onSelect, onReuse, onDelete, deleting, onClear, onLoadMore, loading } = props;
+  const { items, currentIds, source, onSelect, onReuse, onEdit, onDelete, deleting, onClear, onLoadMore, loading } =
+    props;
   return (
     <section aria-labelledby="history-heading" className="mt-8">
       <div className="flex items-baseline justify-between gap-2">
@@ -68,7 +72,7 @@ export function HistoryStrip(props: Props) {
                 <button
                   type="button"
                   onClick={() => onSelect(item)}
-                  aria-current={item.id === currentId ? "true" : undefined}
+                  aria-current={currentIds.includes(item.id) ? "true" : undefined}
                   className="group block w-full rounded-md text-left"
                 >
                   <span className="block aspect-square overflow-hidden rounded-md bg-stone-200 dark:bg-stone-800">
@@ -79,7 +83,7 @@ export function HistoryStrip(props: Props) {
                     {item.prompt}
                   </span>
                   <span className="mt-0.5 line-clamp-2 text-[11px] text-stone-600 dark:text-stone-400">
-                    {item.model} · {item.style} · {item.ratio}
+                    {item.model} · {item.style} · {item.edit ? `edit ${item.edit.strength}` : item.ratio}
                     {item.seed !== undefined && ` · seed ${item.seed}`}
                   </span>
                 </button>
@@ -93,6 +97,15 @@ export function HistoryStrip(props: Props) {
                     data-testid="reuse"
                   >
                     Reuse settings
+                  </button>
+                  <button
+                    type="button"
+                    className={smallButton}
+                    onClick={() => onEdit(item)}
+                    aria-label={`Edit image: ${item.prompt}`}
+                    data-testid="history-edit"
+                  >
+                    Edit
                   </button>
                   {canDelete && (
                     <button

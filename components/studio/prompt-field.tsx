@@ -10,6 +10,8 @@ type Props = {
   error: string | null;
   inputRef: React.Ref<HTMLTextAreaElement>;
   onSubmitShortcut: () => void;
+  /** Edit mode asks for the change rather than a whole picture. */
+  placeholder?: string;
 };
 
 export function promptProblem(value: string): string | null {
@@ -20,7 +22,9 @@ export function promptProblem(value: string): string | null {
   return null;
 }
 
-export function PromptField({ value, onChange, error, inputRef, onSubmitShortcut }: Props) {
+const DEFAULT_PLACEHOLDER = "A lighthouse on a cliff at sunset, waves crashing below";
+
+export function PromptField({ value, onChange, error, inputRef, onSubmitShortcut, placeholder }: Props) {
   const n = countCodePoints(value);
   const over = n > PROMPT_MAX_CODE_POINTS;
   return (
@@ -52,7 +56,7 @@ export function PromptField({ value, onChange, error, inputRef, onSubmitShortcut
         }}
         aria-invalid={over || Boolean(error)}
         aria-describedby="prompt-counter prompt-hint prompt-error"
-        placeholder="A lighthouse on a cliff at sunset, waves crashing below"
+        placeholder={placeholder ?? DEFAULT_PLACEHOLDER}
         className={`${textInput} mt-1.5 resize-y`}
       />
       <p id="prompt-hint" className="mt-1 text-xs text-stone-600 dark:text-stone-400">

@@ -1,34 +1,53 @@
 // The studio: prompt, pickers, Generate, result, history and quota, all through the public /api routes.
-// History items can be reused (their settings fill the form) and deleted (with the image's delete token, or with a
-// pasted Pro key, whose images then come from the server).
+// Two modes: text to image, and Edit (an uploaded, pasted, dropped or earlier image, with a painted mask and a
+// strength, sent as multipart). Every request can ask for 1 to 4 images and an output format.
+// History items can be reused (their settings fill the form), edited, and deleted (with the image's delete token, or
+// with a pasted Pro key, whose images then come from the server).
 "use client";
-import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { CancelNotice } from "@/components/ui/cancel-notice";
 import { ErrorNotice } from "@/components/ui/error-notice";
+import { FormatPicker } from "@/components/ui/format-picker";
 import { JobProgress } from "@/components/ui/job-progress";
 import { UsageMeter } from "@/components/ui/usage-meter";
 import { type ClientError, callApi, type Quota } from "@/lib/client/api";
 import { writeErrorCopy } from "@/lib/client/error-copy";
+import { type GenerateAnswer, generateBody, historyItemsOf, type SentMeta } from "@/lib/client/generate-call";
 import { type HistoryItem, loadHistory, saveHistory } from "@/lib/client/history";
 import { authHeader, deleteImageCall } from "@/lib/client/images";
 import { describeCancel } from "@/lib/client/job-copy";
+import { DEFAULT_OUTPUT_FORMAT, type OutputFormat } from "@/lib/client/output-format";
+import { asEditUpload } from "@/lib/client/picked-image";
+import { uploadLimitsFrom } from "@/lib/client/upload-rules";
+import { useEditSource } from "@/lib/client/use-edit-source";
 import { useJob } from "@/lib/client/use-job";
 import { useKeyLibrary } from "@/lib/client/use-key-library";
 import { useStatus } from "@/lib/client/use-status";
-import type { GenerateResponse } from "@/lib/schemas/generate";
 import type { StatusResponse } from "@/lib/schemas/status";
+import { type Count, CountPicker } from "./count-picker";
+import { EditPanel } from "./edit-panel";
 import { GenerateButton } from "./generate-button";
 import { HistoryStrip } from "./history-strip";
+import type { MaskHandle } from "./mask-painter";
+import { ModeSwitch, type StudioMode } from "./mode-switch";
 import { type ModelOption, ModelPicker } from "./model-picker";
 import { ProKeyForm } from "./pro-key-form";
 import { PromptField, promptProblem } from "./prompt-field";
 import { RatioPicker } from "./ratio-picker";
 import { ResultPanel } from "./result-panel";
 import { parseSeed, SeedField } from "./seed-field";
+import { DEFAULT_EDIT_STRENGTH } from "./strength-slider";
 import { type StyleOption, StylePicker } from "./style-picker";
 
 /** What a reload needs to show the job again: the form as it was sent, and the prompt for the history. */
-type GenerateMeta = { prompt: string; model: string; style: string; ratio: string; seed: string };
+type GenerateMeta = SentMeta & {
+  model: string;
+  style: string;
+  ratio: string;
+  seed: string;
+  n?: Count;
+  format?: OutputFormat;
+};
 
 type Props = {
   /** From the catalog, so the pickers render before /api/status answers. */
@@ -54,16 +73,57 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
   const [canceled, setCanceled] = useState<{ started: boolean } | null>(null);
   const [quota, setQuota] = useState<Quota | null>(null);
   const [history, setHistory] = useState<HistoryItem[]>([]);
-  const [current, setCurrent] = useState<HistoryItem | null>(null);
+  /** The latest request's images, or the history item picked. */
+  const [batch, setBatch] = useState<HistoryItem[]>([]);
   const [announcement, setAnnouncement] = useState("");
+  const [mode, setMode] = useState<StudioMode>("text");
+  const [strength, setStrength] = useState(DEFAULT_EDIT_STRENGTH);
+  const [count, setCount] = useState<Count>(1);
+  const [format, setFormat] = useState<OutputFormat>(DEFAULT_OUTPUT_FORMAT);
+  const [editProblem, setEditProblem] = useState<string | null>(null);
   const promptRef = useRef<HTMLTextAreaElement>(null);
   const resultRef = useRef<HTMLDivElement>(null);
+  const editRef = useRef<HTMLDivElement>(null);
+  const maskRef = useRef<MaskHandle | null>(null);
+  const limits = useMemo(() => uploadLimitsFrom(status), [status]);
+  const edit = useEditSource(limits, setAnnouncement);
+  const { fromFile, fromUrl } = edit;
 
   useEffect(() => {
     const saved = loadHistory();
     setHistory(saved);
-    setCurrent(saved[0] ?? null);
+    setBatch(saved.slice(0, 1));
   }, []);
+
+  /** Edit mode with an image: a file (upload, paste, drop) or an earlier result's URL. */
+  const openEdit = useCallback(
+    (from: { file: File } | { url: string; label: string }) => {
+      setMode("edit");
+      setEditProblem(null);
+      window.requestAnimationFrame(() => editRef.current?.scrollIntoView({ block: "start", behavior: "smooth" }));
+      return "file" in from ? fromFile(from.file) : fromUrl(from.url, from.label);
+    },
+    [fromFile, fromUrl],
+  );
+
+  // "Edit" on the enhance page's history hands the image over as ?edit=<url>.
+  useEffect(() => {
+    const src = new URLSearchParams(window.location.search).get("edit");
+    if (src) void openEdit({ url: src, label: "Image from the enhance page" });
+  }, [openEdit]);
+
+  // Pasting an image while creating from text starts an edit of it; in Edit mode the drop zone takes pastes.
+  useEffect(() => {
+    if (mode !== "text") return;
+    const onPaste = (e: ClipboardEvent) => {
+      const file = Array.from(e.clipboardData?.files ?? []).find((f) => f.type.startsWith("image/"));
+      if (!file) return;
+      e.preventDefault();
+      void openEdit({ file });
+    };
+    window.addEventListener("paste", onPaste);
+    return () => window.removeEventListener("paste", onPaste);
+  }, [mode, openEdit]);
 
   useEffect(() => {
     if (status && !quota)
@@ -92,34 +152,24 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         description: m.description,
         engine: m.engine,
         ai: m.ai,
+        // Contract 1.2: what each model's configured routes take.
+        inputs: (m as { inputs?: string[] }).inputs,
       })) ?? fallbackModels,
     [status, fallbackModels],
   );
   const styles = status?.styles ?? fallbackStyles;
   const ratios = status?.ratios ?? fallbackRatios;
 
-  const job = useJob<GenerateResponse, GenerateMeta>("studio", "generate", {
+  const job = useJob<GenerateAnswer, GenerateMeta>("studio", "generate", {
     onSucceeded: (d, meta) => {
-      const item: HistoryItem = {
-        id: d.id,
-        url: d.url,
-        prompt: meta.prompt,
-        model: d.model,
-        style: d.style,
-        ratio: d.ratio,
-        width: d.width,
-        height: d.height,
-        engine: d.engine,
-        ai: d.ai,
-        createdAt: new Date().toISOString(),
-        seed: d.seed,
-        expiresAt: d.expires_at,
-        deleteToken: d.delete_token,
-      };
-      setHistory((h) => saveHistory([item, ...h.filter((x) => x.id !== item.id)]));
-      if (library.key) library.prepend(item);
-      setCurrent(item);
-      setAnnouncement(`Image ready. ${d.remaining} ${library.key ? "" : "free "}generations left today.`);
+      const items = historyItemsOf(d, meta);
+      const ids = new Set(items.map((i) => i.id));
+      setHistory((h) => saveHistory([...items, ...h.filter((x) => !ids.has(x.id))]));
+      if (library.key) for (const item of [...items].reverse()) library.prepend(item);
+      setBatch(items);
+      const made = items.length === 1 ? "Image ready." : `${items.length} images ready.`;
+      const label = d.ai ? "" : " Made by the preview engine, not AI.";
+      setAnnouncement(`${made}${label} ${d.remaining} ${library.key ? "" : "free "}generations left today.`);
       window.requestAnimationFrame(() => resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
     },
     onFailed: (err, failedQuota) => {
@@ -140,6 +190,8 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       setStyle(meta.style);
       setRatio(meta.ratio);
       setSeed(meta.seed ?? "");
+      if (meta.n) setCount(meta.n);
+      if (meta.format) setFormat(meta.format);
     },
   });
   const startedAt = job.state?.startedAt ?? null;
@@ -157,27 +209,53 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       setSeedError(parsedSeed.problem);
       return;
     }
+    const source = mode === "edit" ? edit.source : null;
+    if (mode === "edit" && !source) {
+      const problem = edit.loading
+        ? "The image is still loading; press Generate again in a moment."
+        : "Choose an image to edit first (or switch to Create from text).";
+      setEditProblem(problem);
+      setAnnouncement(problem);
+      editRef.current?.scrollIntoView({ block: "start", behavior: "smooth" });
+      return;
+    }
     setPromptError(null);
     setSeedError(null);
+    setEditProblem(null);
     setError(null);
     setCanceled(null);
+    const mask = source ? ((await maskRef.current?.toBlob()) ?? null) : null;
+    const editInput = source ? { image: await asEditUpload(source.image.file), mask, strength } : null;
+    const { body, headers } = generateBody({
+      prompt,
+      model,
+      style,
+      ratio,
+      seed: parsedSeed.seed,
+      n: count,
+      format,
+      edit: editInput,
+    });
     // On phones the result sits below the settings; bring the progress into view.
     resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
     await job.start(
       "/api/generate",
+      { method: "POST", headers: { ...headers, ...(library.key ? authHeader(library.key) : {}) }, body },
       {
-        method: "POST",
-        headers: { "Content-Type": "application/json", ...(library.key ? authHeader(library.key) : {}) },
-        body: JSON.stringify({
-          prompt,
-          model,
-          style,
-          ratio,
-          ...(parsedSeed.seed !== undefined && { seed: parsedSeed.seed }),
-        }),
+        prompt,
+        model,
+        style,
+        ratio,
+        seed,
+        n: count,
+        format,
+        edit: editInput && { strength, masked: mask !== null },
       },
-      { prompt, model, style, ratio, seed },
     );
+  }
+
+  function editItem(item: HistoryItem) {
+    void openEdit({ url: item.url, label: item.prompt });
   }
 
   function reuse(item: HistoryItem) {
@@ -205,7 +283,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
     if (res.ok || res.error.status === 404) {
       setHistory((h) => saveHistory(h.filter((x) => x.id !== item.id)));
       library.remove(item.id);
-      if (current?.id === item.id) setCurrent(null);
+      setBatch((b) => b.filter((x) => x.id !== item.id));
       setAnnouncement("Image deleted.");
     } else {
       setHistoryError(`Couldn't delete that image: ${res.error.message}`);
@@ -224,7 +302,7 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         <div>
           <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Studio</h1>
           <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">
-            Describe an image, choose a look, and generate.
+            Describe an image and generate it, or edit one of yours: paint over what should change.
           </p>
         </div>
         <div className="sm:w-[28rem]">
@@ -242,8 +320,43 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
         </p>
       )}
 
-      <div className="mt-6 grid gap-6 lg:grid-cols-12">
-        <form onSubmit={onSubmit} noValidate className="space-y-6 lg:col-span-5" aria-label="Generate an image">
+      <div className="mt-6 max-w-md">
+        <ModeSwitch
+          value={mode}
+          onChange={(m) => {
+            setMode(m);
+            setEditProblem(null);
+          }}
+        />
+      </div>
+
+      {/* In Edit mode the painter comes first on phones, and sits big on the right above the results on wide screens. */}
+      <div
+        className={`mt-6 grid gap-6 lg:grid-cols-12 lg:items-start ${mode === "edit" ? "lg:grid-rows-[auto_1fr]" : ""}`}
+      >
+        {mode === "edit" && (
+          <div ref={editRef} className="scroll-mt-4 lg:col-span-7 lg:col-start-6 lg:row-start-1">
+            <EditPanel
+              source={edit.source?.image ?? null}
+              sourceLabel={edit.source?.label ?? ""}
+              onFile={(file) => void openEdit({ file })}
+              onRemove={edit.clear}
+              limits={limits}
+              loading={edit.loading}
+              error={edit.error ?? editProblem}
+              busy={startedAt !== null}
+              strength={strength}
+              onStrength={setStrength}
+              maskRef={maskRef}
+            />
+          </div>
+        )}
+        <form
+          onSubmit={onSubmit}
+          noValidate
+          className={`space-y-6 lg:col-span-5 lg:col-start-1 lg:row-start-1 ${mode === "edit" ? "lg:row-span-2" : ""}`}
+          aria-label={mode === "edit" ? "Edit the image" : "Generate an image"}
+        >
           <PromptField
             value={prompt}
             onChange={(v) => {
@@ -253,15 +366,22 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
             error={promptError}
             inputRef={promptRef}
             onSubmitShortcut={() => void generate()}
+            placeholder={
+              mode === "edit" ? "Describe the change: a stormy sky, a red door, snow on the roof" : undefined
+            }
           />
           <div className="space-y-3">
             <GenerateButton startedAt={startedAt} />
             {error && <ErrorNotice error={error} quota={quota} noun="generations" onRetry={() => void generate()} />}
             {canceled && <CancelNotice kind="generate" started={canceled.started} />}
           </div>
+          <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-1">
+            <CountPicker value={count} onChange={setCount} />
+            <FormatPicker value={format} onChange={setFormat} />
+          </div>
           <StylePicker styles={styles} value={style} onChange={setStyle} />
-          <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />
-          <ModelPicker models={models} value={model} onChange={setModel} />
+          {mode === "text" && <RatioPicker ratios={ratios} value={ratio} onChange={setRatio} />}
+          <ModelPicker models={models} value={model} onChange={setModel} needs={mode === "edit" ? "image" : null} />
           <SeedField
             value={seed}
             onChange={(v) => {
@@ -271,10 +391,19 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
             error={seedError}
           />
         </form>
-        <div ref={resultRef} className="lg:col-span-7">
+        <div
+          ref={resultRef}
+          className={`lg:col-span-7 lg:col-start-6 ${mode === "edit" ? "lg:row-start-2" : "lg:row-start-1"}`}
+        >
           <div className="lg:sticky lg:top-4">
             <ResultPanel
-              item={current}
+              items={batch}
+              onEdit={editItem}
+              emptyHint={
+                mode === "edit"
+                  ? "Choose an image, paint over what should change (or nothing, to change it all), describe the change, then press Generate."
+                  : undefined
+              }
               startedAt={startedAt}
               ratio={ratio}
               progress={
@@ -288,16 +417,17 @@ export function Studio({ fallbackModels, fallbackStyles, fallbackRatios, default
       <HistoryStrip
         items={library.key ? library.items : history}
         source={library.key ? "key" : "browser"}
-        currentId={current?.id ?? null}
+        currentIds={batch.map((b) => b.id)}
         onSelect={(item) => {
-          setCurrent(item);
+          setBatch([item]);
           resultRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
         }}
         onClear={() => {
           setHistory(saveHistory([]));
-          setCurrent(null);
+          setBatch([]);
         }}
         onReuse={reuse}
+        onEdit={editItem}
         onDelete={(item) => void remove(item)}
         deleting={deleting}
         onLoadMore={library.hasMore ? library.loadMore : undefined}

@@ -21,6 +21,8 @@ export type HistoryItem = {
   expiresAt?: string | null;
   /** Deletes the image (X-Delete-Token); absent for images listed with a Pro key, which the key deletes. */
   deleteToken?: string;
+  /** Set when the image is an edit of an uploaded one: its strength, and whether a mask limited the change. */
+  edit?: { strength: number; masked: boolean };
 };
 
 export type EnhanceHistoryItem = {
@@ -49,6 +51,11 @@ function hasOptionalFields(o: Record<string, unknown>): boolean {
   );
 }
 
+function isEditFacts(v: unknown): boolean {
+  const o = v as Record<string, unknown> | null;
+  return typeof o === "object" && o !== null && typeof o.strength === "number" && typeof o.masked === "boolean";
+}
+
 function isItem(v: unknown): v is HistoryItem {
   if (!v || typeof v !== "object") return false;
   const o = v as Record<string, unknown>;
@@ -57,7 +64,8 @@ function isItem(v: unknown): v is HistoryItem {
     typeof o.width === "number" &&
     typeof o.height === "number" &&
     typeof o.ai === "boolean" &&
-    hasOptionalFields(o)
+    hasOptionalFields(o) &&
+    (o.edit === undefined || isEditFacts(o.edit))
   );
 }
 

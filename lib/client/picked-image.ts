@@ -87,3 +87,24 @@ export async function fetchAsFile(src: string): Promise<File | null> {
     return null;
   }
 }
+
+/** The types POST /api/generate takes as an image; anything else the browser can read is sent as PNG. */
+const EDIT_TYPES = ["image/png", "image/jpeg", "image/webp"];
+
+/** A picked image as an upload the generate route takes: as it is, or re-encoded to PNG (AVIF, GIF). */
+export async function asEditUpload(file: File): Promise<File> {
+  if (EDIT_TYPES.includes(file.type)) return file;
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const canvas = document.createElement("canvas");
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+    canvas.getContext("2d")?.drawImage(bitmap, 0, 0);
+    bitmap.close();
+    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, "image/png"));
+    if (!blob) return file;
+    return new File([blob], `${file.name.replace(/\.[^.]+$/, "") || "image"}.png`, { type: "image/png" });
+  } catch {
+    return file; // the server then says what is wrong with it
+  }
+}

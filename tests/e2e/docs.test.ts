@@ -50,6 +50,14 @@ test("the docs page lists every endpoint with a curl example and the limits, err
   for (const anchor of ["jobs-get", "jobs-events", "jobs-delete"]) {
     assert.match(await page.locator(`section#${anchor} pre`).first().innerText(), /^curl .*\/api\/jobs\//);
   }
+  const imageInput = await page.locator("section#image-input").innerText();
+  assert.match(
+    imageInput,
+    new RegExp(`curl -s ${app.url}/api/generate[\\s\\S]*-F image=@street\\.jpg -F strength=0\\.5`),
+  );
+  assert.match(imageInput, /-F mask=@door-mask\.png[\s\S]*-F n=4 -F output_format=webp/);
+  assert.match(imageInput, /"image_id":"img_…"/);
+  assert.equal(await page.getByTestId("image-input-fields").locator("tbody tr").count(), 6);
   const walkThrough = await page.locator("section#async").innerText();
   assert.match(walkThrough, /Prefer: respond-async/);
   assert.match(walkThrough, /new Webhook\(/);

@@ -154,10 +154,16 @@ test("the studio works from the keyboard alone, with visible focus", async () =>
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
   await page.keyboard.press("Enter");
   assert.equal(await page.evaluate(() => document.activeElement?.id), "main");
+  await page.keyboard.press("Tab"); // mode: the checked radio
+  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).value), "text");
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.id), "prompt");
   await page.keyboard.type("a fox in the snow");
   await page.keyboard.press("Tab"); // Generate
+  await page.keyboard.press("Tab"); // how many images
+  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "n");
+  await page.keyboard.press("Tab"); // format
+  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "output_format");
   await page.keyboard.press("Tab"); // style group: the checked radio
   assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).value), "Photorealistic");
   const ring = await page.evaluate(() => getComputedStyle(document.activeElement!.closest("label")!).outlineStyle);
