@@ -152,7 +152,7 @@ export function runContractSuite(backend: Backend) {
       const s = res.json;
       assert.equal(s.status, "ok");
       assert.equal(s.version, "1.0");
-      assert.equal(s.api_revision, "1.1");
+      assert.equal(s.api_revision, "1.2");
       assert.equal(s.reset_at, new Date(nextMidnightSec() * 1000).toISOString());
       assert.ok(s.styles.length >= 12);
       for (const name of ["Photorealistic", "Cinematic", "Illustration", "Anime"])
