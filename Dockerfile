@@ -28,7 +28,7 @@ RUN mkdir -p public \
  && npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf .builds/*/cache node_modules/@next/swc-* node_modules/@tensorflow node_modules/core-js \
- && find node_modules -name '*.map' -type f -delete \
+ && find node_modules .builds -name '*.map' -type f -delete \
  && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 ! -path '*/linux/x64' -exec rm -rf {} + \
  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
            node_modules/better-sqlite3/build/Release/obj* node_modules/better-sqlite3/build/Release/.deps \
