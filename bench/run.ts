@@ -270,21 +270,17 @@ async function main() {
 }
 
 // The tfjs-wasm reference runs in a child process of this script, so it never shares a process with the server.
-const run = process.argv.includes("--reference-child")
-  ? serveReference
-  : process.argv.includes("--usage-only")
-    ? mainUsageOnly
-    : process.argv.includes("--images-only")
-      ? mainImagesOnly
-      : process.argv.includes("--events-only")
-        ? mainEventsOnly
-        : process.argv.includes("--neural-speed-only")
-          ? mainNeuralSpeedOnly
-          : process.argv.includes("--ops-only")
-            ? mainOpsOnly
-            : process.argv.includes("--image-input-only")
-              ? mainImageInputOnly
-              : main;
+// The first flag given picks the section; none runs the whole bench.
+const SECTIONS: [flag: string, run: () => Promise<void>][] = [
+  ["--reference-child", serveReference],
+  ["--usage-only", mainUsageOnly],
+  ["--images-only", mainImagesOnly],
+  ["--events-only", mainEventsOnly],
+  ["--neural-speed-only", mainNeuralSpeedOnly],
+  ["--ops-only", mainOpsOnly],
+  ["--image-input-only", mainImageInputOnly],
+];
+const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);
