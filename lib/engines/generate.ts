@@ -56,6 +56,8 @@ export type GenerateDeps = RecordDeps & {
   /** Hears the place in line while the work waits (1 = next). */
   onQueued?: (position: number) => void;
   onProgress?: (progress: WorkProgress) => void;
+  /** Hears the engine's intermediate images, where it has them (see GenerateJob.onPreview). */
+  onPreview?: (image: Buffer) => void;
 };
 
 export type GeneratedResult = {
@@ -136,6 +138,7 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
           requestId: deps.requestId,
           signal: deps.signal,
           onProgress: deps.onProgress,
+          onPreview: deps.onPreview,
         },
         onStart,
       ),

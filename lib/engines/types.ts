@@ -21,6 +21,11 @@ export type GenerateJob = {
   signal: AbortSignal;
   /** Reports what the engine is doing: provider state while polling, or the step fraction where steps are known. */
   onProgress?: (progress: WorkProgress) => void;
+  /**
+   * Hears an intermediate image while the engine works, where the engine offers one (ComfyUI's preview frames,
+   * A1111's `current_image`): encoded image bytes (PNG or JPEG) at any size. Engines without previews never call it.
+   */
+  onPreview?: (image: Buffer) => void;
 };
 
 /** Progress of running work: `fraction` in [0, 1] when known, and a short human-readable stage. */
