@@ -12,8 +12,8 @@ import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
 import { timeRequest } from "./lib/metrics/http";
 import { loadRouteMatcher } from "./lib/metrics/routes";
-import { parseTrustedProxies, resolveClientIp } from "./lib/net/client-ip";
-import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
+import { parseTrustedProxies, resolveClientIp, resolveClientProto } from "./lib/net/client-ip";
+import { PEER_IP_HEADER, PEER_PROTO_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 import { trackWork, whenIdle, workInFlight } from "./lib/ops/drain";
 import { getServices } from "./lib/services";
@@ -62,9 +62,16 @@ async function main() {
     if (!req.headers.accept?.includes("text/event-stream")) trackWork(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
+    delete req.headers[PEER_PROTO_HEADER];
     // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
     req.headers[PEER_IP_HEADER] =
       resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies) ?? "";
+    req.headers[PEER_PROTO_HEADER] = resolveClientProto(
+      "encrypted" in req.socket && req.socket.encrypted === true,
+      req.socket.remoteAddress,
+      req.headers["x-forwarded-proto"],
+      proxies,
+    );
     req.headers[PEER_TOKEN_HEADER] = token;
     handle(req, res).catch((err: unknown) => {
       log.error("request handler crashed", describeError(err));

@@ -48,6 +48,8 @@ const envSchema = z
     // 0 would refuse every status call, and the pages read the models and limits from it.
     STATUS_CALLS_PER_MINUTE: atLeastOne(60),
     WAITLIST_SIGNUPS_PER_DAY: nonNegativeInt(20),
+    // Signups per UTC day from everyone together; 0 turns the cap off.
+    WAITLIST_SIGNUPS_GLOBAL_PER_DAY: nonNegativeInt(1000),
     // 0 turns a global cap off.
     FREE_GLOBAL_GENERATIONS_PER_DAY: nonNegativeInt(1000),
     FREE_GLOBAL_ENHANCEMENTS_PER_DAY: nonNegativeInt(1000),
@@ -327,6 +329,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       proRequestsPerDay: env.PRO_REQUESTS_PER_DAY,
       statusCallsPerMinute: env.STATUS_CALLS_PER_MINUTE,
       waitlistSignupsPerDay: env.WAITLIST_SIGNUPS_PER_DAY,
+      waitlistGlobalSignupsPerDay: env.WAITLIST_SIGNUPS_GLOBAL_PER_DAY,
       freeGlobalGenerationsPerDay: env.FREE_GLOBAL_GENERATIONS_PER_DAY,
       freeGlobalEnhancementsPerDay: env.FREE_GLOBAL_ENHANCEMENTS_PER_DAY,
     },

@@ -4,7 +4,8 @@ import { cookies } from "next/headers";
 import { AdminConsole } from "@/components/admin/admin-console";
 import { ConsoleDisabled } from "@/components/admin/console-disabled";
 import { SignInForm } from "@/components/admin/sign-in-form";
-import { SESSION_COOKIE, verifySession } from "@/lib/api/admin-auth";
+import { SESSION_COOKIE } from "@/lib/api/admin-auth";
+import { sessionOfCookie } from "@/lib/api/with-admin";
 import { getServices } from "@/lib/services";
 
 export const metadata: Metadata = { title: "Operators' console", robots: { index: false, follow: false } };
@@ -13,7 +14,7 @@ export default async function AdminPage() {
   const svc = getServices();
   const admin = svc.config.admin;
   if (!admin) return <ConsoleDisabled />;
-  const expiresAt = verifySession((await cookies()).get(SESSION_COOKIE)?.value, admin.token, svc.pepper);
-  if (expiresAt === null) return <SignInForm />;
-  return <AdminConsole expiresAt={new Date(expiresAt).toISOString()} mailEnabled={Boolean(svc.config.mail)} />;
+  const session = await sessionOfCookie((await cookies()).get(SESSION_COOKIE)?.value, svc);
+  if (session === null) return <SignInForm />;
+  return <AdminConsole expiresAt={new Date(session.expiresAt).toISOString()} mailEnabled={Boolean(svc.config.mail)} />;
 }

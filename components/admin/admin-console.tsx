@@ -1,4 +1,5 @@
-// The signed-in console: overview charts, the waitlist, keys and the audit log as tabs, and sign-out.
+// The signed-in console: overview charts, the waitlist, keys and the audit log as tabs, sign-out, and sign-out
+// everywhere (every console session ends on the server, on every browser).
 "use client";
 import { useRouter } from "next/navigation";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
@@ -49,6 +50,12 @@ export function AdminConsole({ expiresAt, mailEnabled }: { expiresAt: string; ma
     router.refresh();
   }
 
+  async function signOutEverywhere() {
+    if (!window.confirm("End every console session, on every browser, this one included?")) return;
+    await adminApi.signOutEverywhere();
+    router.refresh();
+  }
+
   return (
     <div className="mx-auto max-w-6xl px-3 py-6 sm:px-6 sm:py-10">
       <div className="flex flex-wrap items-end justify-between gap-3">
@@ -56,9 +63,14 @@ export function AdminConsole({ expiresAt, mailEnabled }: { expiresAt: string; ma
           <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Operators&apos; console</h1>
           <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">Signed in until {formatWhen(expiresAt)}.</p>
         </div>
-        <button type="button" className={secondaryButton} onClick={signOut}>
-          Sign out
-        </button>
+        <div className="flex flex-wrap gap-2">
+          <button type="button" className={secondaryButton} onClick={signOutEverywhere}>
+            Sign out everywhere
+          </button>
+          <button type="button" className={secondaryButton} onClick={signOut}>
+            Sign out
+          </button>
+        </div>
       </div>
       <div
         role="tablist"

@@ -8,6 +8,9 @@ import { Notice, ScrollRegion } from "./parts";
 const ACTIONS: Record<string, string> = {
   sign_in: "Signed in",
   sign_out: "Signed out",
+  sign_out_everywhere: "Signed out everywhere",
+  sign_in_failed: "Failed sign-in",
+  lockout: "Sign-ins locked out",
   approve: "Approved",
   decline: "Declined",
   key_create: "Created key",

@@ -3,8 +3,9 @@
 import type { AuditEntry, WaitlistRecord } from "@/lib/console/types";
 import type { IssuedKey } from "@/lib/console/waitlist";
 import { truncateIp } from "@/lib/log";
+import type { AuditEntryView, IssuedKeyView, WaitlistEntryView } from "@/lib/schemas/admin";
 
-export function waitlistEntryJson(e: WaitlistRecord) {
+export function waitlistEntryJson(e: WaitlistRecord): WaitlistEntryView {
   return {
     id: e.id,
     email: e.email,
@@ -17,7 +18,7 @@ export function waitlistEntryJson(e: WaitlistRecord) {
 }
 
 /** The key is in this answer only: it is stored as a hash and never shown again. */
-export function issuedKeyJson(issued: IssuedKey) {
+export function issuedKeyJson(issued: IssuedKey): IssuedKeyView {
   return {
     key: issued.key,
     key_id: issued.record.id,
@@ -28,14 +29,13 @@ export function issuedKeyJson(issued: IssuedKey) {
     last4: issued.record.last4,
     created_at: issued.record.createdAt,
     daily_limit: issued.dailyLimit,
-    /** The ready-to-send invitation, when it was not emailed. */
     invitation: issued.emailed ? null : issued.invitation,
     ...(issued.emailError && { email_error: issued.emailError }),
   };
 }
 
 /** `network` is what the console shows: the address's /24 or /48 (entries written before 1.1.x kept only that). */
-export function auditEntryJson(e: AuditEntry) {
+export function auditEntryJson(e: AuditEntry): AuditEntryView {
   const network = e.ip === null ? null : e.ip.includes("/") ? e.ip : truncateIp(e.ip);
   return {
     id: e.id,

@@ -5,7 +5,7 @@ import { verifyApiKey } from "@/lib/auth/keys";
 import type { Caller } from "@/lib/auth/types";
 import { log } from "@/lib/log";
 import { ipIdentity, ipv6Prefix, normalizeIp } from "@/lib/net/client-ip";
-import { PEER_IP_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/net/peer";
+import { PEER_IP_HEADER, PEER_PROTO_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/net/peer";
 import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
 
@@ -14,23 +14,42 @@ export const UNKNOWN_IP_IDENTITY = "ip:unknown";
 const WARN_EVERY_MS = 60_000;
 let lastWarned = 0;
 
+/** True when the request passed through server.ts, which alone sets the peer headers (signed with its token). */
+function signedByServer(req: Request, token: string): boolean {
+  const presented = req.headers.get(PEER_TOKEN_HEADER);
+  return (
+    presented !== null &&
+    presented.length === token.length &&
+    crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token))
+  );
+}
+
 /** The client address as recorded by our server (or the platform on Vercel); null when unknown. */
 export function readClientIp(req: Request, svc: Pick<Services, "config">): string | null {
   const token = process.env[PEER_TOKEN_ENV];
   if (token) {
     // Behind server.ts only its signed header counts, whatever platform variables say.
-    const presented = req.headers.get(PEER_TOKEN_HEADER);
-    const signed =
-      presented !== null &&
-      presented.length === token.length &&
-      crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(token));
-    return signed ? normalizeIp(req.headers.get(PEER_IP_HEADER)) : null;
+    return signedByServer(req, token) ? normalizeIp(req.headers.get(PEER_IP_HEADER)) : null;
   }
   if (svc.config.onVercel) {
     // Vercel's edge overwrites these with the real client address; clients cannot set them there.
     return normalizeIp(req.headers.get("x-real-ip") ?? req.headers.get("x-vercel-forwarded-for")?.split(",")[0]);
   }
   return null;
+}
+
+/**
+ * Whether the client reached the app over https: PUBLIC_APP_URL's scheme when the operator set it (the public
+ * origin), always on Vercel, else what server.ts saw (TLS on its socket, or a trusted proxy's X-Forwarded-Proto).
+ * A client's own X-Forwarded-Proto never decides it.
+ */
+export function isSecureRequest(req: Request, svc: Pick<Services, "config">): boolean {
+  const { publicAppUrl, onVercel } = svc.config;
+  if (publicAppUrl !== undefined) return new URL(publicAppUrl).protocol === "https:";
+  if (onVercel) return true;
+  const token = process.env[PEER_TOKEN_ENV];
+  if (token && signedByServer(req, token)) return req.headers.get(PEER_PROTO_HEADER) === "https";
+  return new URL(req.url).protocol === "https:";
 }
 
 export function identityOfIp(ip: string | null): string {

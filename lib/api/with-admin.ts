@@ -1,12 +1,14 @@
 // The wrapper around every /api/admin route: 404 while ADMIN_TOKEN is unset, then the token as a Bearer or the
 // console's session cookie (401 otherwise), and for cookie calls that change something, the same-origin check
 // (403). Answers are JSON in the usual bodies, never cached.
-import { identityOfIp, readClientIp } from "@/lib/api/identify";
+import { identityOfIp, isSecureRequest, readClientIp } from "@/lib/api/identify";
 import type { Actor } from "@/lib/console/actor";
+import { type AdminSession, liveSession } from "@/lib/console/sessions";
+import { attemptAdminToken } from "@/lib/console/sign-in";
 import { secondsUntil } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
 import { getServices, type Services } from "@/lib/services";
-import { isSameOrigin, readCookie, SESSION_COOKIE, SIGN_IN_BUCKET, tokenMatches, verifySession } from "./admin-auth";
+import { isSameOrigin, readCookie, SESSION_COOKIE, sessionIdOf } from "./admin-auth";
 import { errorResponse, newRequestId, originOf, respond } from "./with-api";
 
 export type AdminContext = {
@@ -14,6 +16,8 @@ export type AdminContext = {
   requestId: string;
   svc: Services;
   actor: Actor;
+  /** The console session the call came with; null for a Bearer call. */
+  session: AdminSession | null;
   /** The dynamic segments of the route, e.g. { id }. */
   params: Record<string, string>;
   /** Where links in invitations point: PUBLIC_APP_URL, else the origin the console was reached on. */
@@ -28,37 +32,46 @@ export function consoleDisabled(): ApiError {
   return new ApiError("not_found", "No such API endpoint. See /docs.");
 }
 
+/** The live session a session cookie's value stands for (signed by us, in the store, unexpired, today's token). */
+export async function sessionOfCookie(
+  value: string | undefined,
+  svc: Pick<Services, "config" | "pepper" | "sessions">,
+): Promise<AdminSession | null> {
+  const admin = svc.config.admin;
+  const id = admin ? sessionIdOf(value, admin.token, svc.pepper) : null;
+  return admin && id ? liveSession(svc.sessions, id, admin.token, svc.pepper) : null;
+}
+
+export type AdminAuth = { via: "token"; session: null } | { via: "session"; session: AdminSession };
+
 /**
- * Checks the admin credential of a request; throws 401 (or 403 for a cross-origin cookie call). A wrong Bearer token
- * counts as a failed sign-in of its address, and past the ten an hour every Bearer from there is refused with 429,
- * as on the sign-in form. Right tokens cost nothing, so scripts may call in parallel.
+ * Checks the admin credential of a request; throws 401 (or 403 for a cross-origin cookie call). A Bearer token is
+ * an attempt of its address (see lib/console/sign-in.ts): past ten wrong ones in a sliding hour, wrong tokens get
+ * 429 while the right one still opens the API.
  */
-export async function authenticateAdmin(req: Request, svc: Services): Promise<Actor["via"]> {
+export async function authenticateAdmin(req: Request, svc: Services): Promise<AdminAuth> {
   const admin = svc.config.admin;
   if (!admin) throw consoleDisabled();
   const auth = req.headers.get("authorization");
   if (auth !== null) {
-    const identity = identityOfIp(readClientIp(req, svc));
-    const failures = await svc.quota.peek(SIGN_IN_BUCKET, identity);
-    if (failures.remaining <= 0) throw tooManyFailures(failures.resetMs);
+    const ip = readClientIp(req, svc);
     const presented = /^Bearer +(\S+) *$/i.exec(auth)?.[1];
-    if (presented !== undefined && tokenMatches(presented, admin.token)) return "token";
-    const counted = await svc.quota.take(SIGN_IN_BUCKET, identity);
-    if (!counted.ok) throw tooManyFailures(counted.resetMs);
+    const outcome = await attemptAdminToken(svc, { via: "token", ip }, identityOfIp(ip), presented, admin.token);
+    if (outcome.ok) return { via: "token", session: null };
+    if (outcome.locked) throw tooManyFailures(outcome.retryAtMs);
     throw new ApiError("unauthorized", "The admin token is missing or wrong.");
   }
-  if (verifySession(readCookie(req, SESSION_COOKIE), admin.token, svc.pepper) === null) {
-    throw new ApiError("unauthorized", "Sign in at /admin, or send the admin token as a Bearer.");
-  }
-  if (MUTATING.has(req.method) && !isSameOrigin(req, svc.config.publicAppUrl)) {
+  const session = await sessionOfCookie(readCookie(req, SESSION_COOKIE), svc);
+  if (!session) throw new ApiError("unauthorized", "Sign in at /admin, or send the admin token as a Bearer.");
+  if (MUTATING.has(req.method) && !isSameOrigin(req, svc.config.publicAppUrl, isSecureRequest(req, svc))) {
     throw new ApiError("forbidden", "A change made with the console's cookie must come from the console's own page.");
   }
-  return "session";
+  return { via: "session", session };
 }
 
-function tooManyFailures(resetMs: number): ApiError {
+export function tooManyFailures(retryAtMs: number): ApiError {
   return new ApiError("rate_limited", "Too many failed sign-ins from this address. Try again later.", {
-    retryAfter: secondsUntil(resetMs),
+    retryAfter: secondsUntil(retryAtMs),
   });
 }
 
@@ -69,7 +82,7 @@ export function withAdmin(
     const requestId = newRequestId();
     try {
       const svc = getServices();
-      const via = await authenticateAdmin(req, svc);
+      const { via, session } = await authenticateAdmin(req, svc);
       const raw = (await route?.params) ?? {};
       const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
       const result = await handler({
@@ -77,6 +90,7 @@ export function withAdmin(
         requestId,
         svc,
         actor: { via, ip: readClientIp(req, svc) },
+        session,
         params,
         appUrl: svc.config.publicAppUrl ?? originOf(req),
       });

@@ -1,117 +1,39 @@
 // The console's calls to /api/admin/* from the browser: the session cookie goes along by itself (same origin), and
-// the answers' shapes are spelled out once here.
+// every answer is parsed with the admin API's response schemas (lib/schemas/admin.ts), the same ones the routes
+// type their bodies with, so the page never works on a shape the server did not send.
+import type { z } from "zod";
+import {
+  type AdminUsageView,
+  type AuditEntryView,
+  adminUsageView,
+  auditListView,
+  bulkApproveView,
+  type IssuedKeyView,
+  issuedKeyView,
+  type KeyView,
+  keyListView,
+  keyView,
+  type OverviewView,
+  overviewView,
+  revokedKeyView,
+  sessionsEndedView,
+  sessionView,
+  signedOutView,
+  type WaitlistEntryView,
+  type WaitlistPageView,
+  waitlistEntryView,
+  waitlistPageView,
+} from "@/lib/schemas/admin";
 import { type ApiResult, callApi } from "./api";
 
-export type WaitlistEntry = {
-  id: string;
-  email: string;
-  use_case: string | null;
-  created_at: string;
-  status: "pending" | "invited" | "declined";
-  key_id: string | null;
-  decided_at: string | null;
-};
-
-export type WaitlistPage = {
-  entries: WaitlistEntry[];
-  total: number;
-  counts: Record<WaitlistEntry["status"], number>;
-  offset: number;
-  next_offset: number | null;
-};
-
-export type IssuedKey = {
-  key: string;
-  key_id: string;
-  webhook_secret: string | null;
-  emailed: boolean;
-  label: string;
-  email: string | null;
-  last4: string;
-  daily_limit: number;
-  invitation: { to: string; subject: string; text: string } | null;
-  email_error?: string;
-};
-
-export type KeyRow = {
-  id: string;
-  label: string;
-  email: string | null;
-  last4: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  usage_today: number;
-  usage_30d: number;
-  daily_limit: number;
-  default_limit: boolean;
-};
-
-export type UsageSeriesRow = {
-  date: string;
-  plan: "free" | "pro";
-  endpoint: "generate" | "enhance";
-  model: string;
-  engine: string;
-  outcome: "succeeded" | "failed" | "refused";
-  count: number;
-};
-
-export type UsageDay = {
-  date: string;
-  total: number;
-  succeeded: number;
-  failed: number;
-  refused: number;
-  by_endpoint_plan: Record<string, number>;
-  by_model: Record<string, number>;
-};
-
-export type AdminUsage = { from: string; to: string; days: UsageDay[]; series: UsageSeriesRow[] };
-
-export type RouteView = {
-  route: string;
-  models: string[];
-  calls: number;
-  failures: number;
-  recent: boolean[];
-  lastFailureAt: string | null;
-  p50Ms: number | null;
-  p95Ms: number | null;
-};
-
-export type QueueView = { running: number; queued: number; concurrency: number; max_queued: number };
-
-export type Overview = {
-  routes: RouteView[];
-  queues: { generate: QueueView; enhance: QueueView };
-  free_caps: { generate: { used: number; limit: number } | null; enhance: { used: number; limit: number } | null };
-  store: string;
-  preview_models: string[];
-  images: {
-    stored: number | null;
-    retention_days: number;
-    sweeps: {
-      runs: number;
-      totalRemoved: number;
-      lastRunAt: string | null;
-      lastRemoved: number;
-      lastError: string | null;
-    };
-  };
-};
-
-export type AuditRow = {
-  id: string;
-  time: string;
-  action: string;
-  target: string;
-  ip: string | null;
-  /** The IP's /24 or /48: what the console shows. */
-  network: string | null;
-  actor: string;
-  detail: string | null;
-};
+export type WaitlistEntry = WaitlistEntryView;
+export type WaitlistPage = WaitlistPageView;
+export type IssuedKey = IssuedKeyView;
+export type KeyRow = KeyView;
+export type AdminUsage = AdminUsageView;
+export type Overview = OverviewView;
+export type RouteView = OverviewView["routes"][number];
+export type AuditRow = AuditEntryView;
 
 const json = (method: string, body?: unknown): RequestInit => ({
   method,
@@ -119,33 +41,40 @@ const json = (method: string, body?: unknown): RequestInit => ({
   body: body === undefined ? undefined : JSON.stringify(body),
 });
 
+/** Calls an admin endpoint and parses its answer with `schema`; an answer of another shape is an error. */
+async function call<S extends z.ZodType>(schema: S, path: string, init?: RequestInit): Promise<ApiResult<z.infer<S>>> {
+  const res = await callApi<unknown>(path, init);
+  if (!res.ok) return res;
+  const parsed = schema.safeParse(res.data);
+  if (parsed.success) return { ...res, data: parsed.data };
+  return {
+    ok: false,
+    quota: res.quota,
+    error: { code: "server_error", status: res.status, message: `Unexpected answer from ${path}.` },
+  };
+}
+
+const entry = (id: string) => `/api/admin/waitlist/${encodeURIComponent(id)}`;
+const key = (id: string) => `/api/admin/keys/${encodeURIComponent(id)}`;
+
 export const adminApi = {
-  waitlist: (query: URLSearchParams) => callApi<WaitlistPage>(`/api/admin/waitlist?${query}`),
-  approve: (id: string) => callApi<IssuedKey>(`/api/admin/waitlist/${encodeURIComponent(id)}/approve`, json("POST")),
-  decline: (id: string) =>
-    callApi<WaitlistEntry>(`/api/admin/waitlist/${encodeURIComponent(id)}/decline`, json("POST")),
-  approveMany: (ids: string[]) =>
-    callApi<{
-      results: (
-        | ({ id: string; ok: true } & IssuedKey)
-        | { id: string; ok: false; error: { code: string; message: string } }
-      )[];
-    }>("/api/admin/waitlist/approve", json("POST", { ids })),
-  keys: () => callApi<{ keys: KeyRow[] }>("/api/admin/keys"),
+  waitlist: (query: URLSearchParams) => call(waitlistPageView, `/api/admin/waitlist?${query}`),
+  approve: (id: string) => call(issuedKeyView, `${entry(id)}/approve`, json("POST")),
+  decline: (id: string) => call(waitlistEntryView, `${entry(id)}/decline`, json("POST")),
+  approveMany: (ids: string[]) => call(bulkApproveView, "/api/admin/waitlist/approve", json("POST", { ids })),
+  keys: () => call(keyListView, "/api/admin/keys"),
   createKey: (body: { label: string; email?: string; daily_limit?: number }) =>
-    callApi<IssuedKey>("/api/admin/keys", json("POST", body)),
+    call(issuedKeyView, "/api/admin/keys", json("POST", body)),
   setLimit: (id: string, dailyLimit: number | null) =>
-    callApi<KeyRow>(`/api/admin/keys/${encodeURIComponent(id)}`, json("PATCH", { daily_limit: dailyLimit })),
+    call(keyView, key(id), json("PATCH", { daily_limit: dailyLimit })),
   revoke: (id: string, deleteImages = false) =>
-    callApi<KeyRow & { images_deleted?: number }>(
-      `/api/admin/keys/${encodeURIComponent(id)}/revoke${deleteImages ? "?delete_images=true" : ""}`,
-      json("POST"),
-    ),
-  usage: (days: number) => callApi<AdminUsage>(`/api/admin/usage?days=${days}`),
-  overview: () => callApi<Overview>("/api/admin/overview"),
-  audit: () => callApi<{ entries: AuditRow[] }>("/api/admin/audit?limit=200"),
-  signIn: (token: string) => callApi<{ expires_at: string }>("/api/admin/session", json("POST", { token })),
-  signOut: () => callApi<{ signed_in: false }>("/api/admin/session", json("DELETE")),
+    call(revokedKeyView, `${key(id)}/revoke${deleteImages ? "?delete_images=true" : ""}`, json("POST")),
+  usage: (days: number) => call(adminUsageView, `/api/admin/usage?days=${days}`),
+  overview: () => call(overviewView, "/api/admin/overview"),
+  audit: () => call(auditListView, "/api/admin/audit?limit=200"),
+  signIn: (token: string) => call(sessionView, "/api/admin/session", json("POST", { token })),
+  signOut: () => call(signedOutView, "/api/admin/session", json("DELETE")),
+  signOutEverywhere: () => call(sessionsEndedView, "/api/admin/sessions", json("DELETE")),
 };
 
 export type { ApiResult };

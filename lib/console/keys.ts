@@ -12,23 +12,9 @@ import { type ConsoleDeps, deliverKey, type IssuedKey } from "./waitlist";
 
 export type KeyDeps = ConsoleDeps & { quota: QuotaCounters; usage: UsageHistory; buckets: Buckets };
 
-export type KeyView = {
-  id: string;
-  label: string;
-  email: string | null;
-  last4: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  /** Units used today on the key's counter, as the quota counts them. */
-  usage_today: number;
-  /** Succeeded requests over the last 30 UTC days, today included. */
-  usage_30d: number;
-  /** The limit in force: the key's own, else PRO_REQUESTS_PER_DAY. */
-  daily_limit: number;
-  /** True when the key has no limit of its own. */
-  default_limit: boolean;
-};
+import type { KeyView } from "@/lib/schemas/admin";
+
+export type { KeyView };
 
 /** The quota identity of a key, as identifyCaller counts it. */
 const identityOf = (keyId: string) => `key:${keyId}`;

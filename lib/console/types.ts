@@ -49,6 +49,23 @@ export type AuditEntry = {
   detail: string | null;
 };
 
+export type WaitlistQuery = {
+  status?: WaitlistStatus;
+  /** Matched case-insensitively (ASCII) as a substring of the email and of the use case. */
+  search?: string;
+  offset: number;
+  limit: number;
+};
+
+export type WaitlistPage = {
+  /** The page: entries in signup order. */
+  entries: WaitlistRecord[];
+  /** How many entries match, over all pages. */
+  total: number;
+  /** Every entry by status, whatever the query. */
+  counts: Record<WaitlistStatus, number>;
+};
+
 /** The audit log keeps this many of the newest entries. */
 export const AUDIT_KEEP = 10_000;
 
@@ -58,6 +75,8 @@ export interface WaitlistRepository {
   addToWaitlist(entry: WaitlistEntry): Promise<boolean>;
   /** Every entry, oldest first, each with an id and a status. */
   listWaitlist(): Promise<WaitlistRecord[]>;
+  /** One page of the entries matching `q`, found and counted in the store (never the whole list in memory). */
+  queryWaitlist(q: WaitlistQuery): Promise<WaitlistPage>;
   findWaitlistEntry(id: string): Promise<WaitlistRecord | null>;
   /** Moves an entry atomically: of two concurrent decisions from the same status, one gets "conflict". */
   decideWaitlistEntry(id: string, decision: WaitlistDecision): Promise<DecisionOutcome>;

@@ -3,7 +3,7 @@
 import { prepareApiKey } from "@/lib/auth/keys";
 import type { KeyRecord, KeyRepository } from "@/lib/auth/types";
 import type { Config } from "@/lib/config";
-import type { AuditLog, WaitlistRecord, WaitlistRepository, WaitlistStatus } from "@/lib/console/types";
+import type { AuditLog, WaitlistPage, WaitlistQuery, WaitlistRecord, WaitlistRepository } from "@/lib/console/types";
 import { Conflict, NotFound } from "@/lib/errors";
 import { type Actor, audit } from "./actor";
 import { buildInvitation, type Invitation, type Mailer } from "./invitation";
@@ -18,28 +18,10 @@ export type ConsoleDeps = {
   mailer: Mailer | null;
 };
 
-export type WaitlistQuery = {
-  status?: WaitlistStatus;
-  /** Matched case-insensitively against the email and the use case. */
-  search?: string;
-  offset: number;
-  limit: number;
-};
-
-export async function queryWaitlist(
-  deps: Pick<ConsoleDeps, "waitlist">,
-  q: WaitlistQuery,
-): Promise<{ entries: WaitlistRecord[]; total: number; counts: Record<WaitlistStatus, number> }> {
-  const all = await deps.waitlist.listWaitlist();
-  const counts = { pending: 0, invited: 0, declined: 0 };
-  for (const e of all) counts[e.status]++;
-  const needle = q.search?.trim().toLowerCase();
-  const matching = all.filter(
-    (e) =>
-      (!q.status || e.status === q.status) &&
-      (!needle || e.email.includes(needle) || (e.useCase?.toLowerCase().includes(needle) ?? false)),
-  );
-  return { entries: matching.slice(q.offset, q.offset + q.limit), total: matching.length, counts };
+/** A page of the waitlist, searched and paged in the store; an empty search is none. */
+export async function queryWaitlist(deps: Pick<ConsoleDeps, "waitlist">, q: WaitlistQuery): Promise<WaitlistPage> {
+  const search = q.search?.trim().toLowerCase() || undefined;
+  return deps.waitlist.queryWaitlist({ ...q, search });
 }
 
 export type IssuedKey = {

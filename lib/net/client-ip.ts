@@ -74,6 +74,25 @@ export function resolveClientIp(
   return hops.length > 0 ? normalizeIp(hops[0]) : peer;
 }
 
+/**
+ * How the client reached us: over TLS to this socket, or, when the socket is a trusted proxy, what that proxy says
+ * in X-Forwarded-Proto. Any other client's X-Forwarded-Proto is ignored: it would only decide our cookie's Secure flag
+ * for itself, but a header nobody vouches for decides nothing.
+ */
+export function resolveClientProto(
+  socketEncrypted: boolean,
+  socketAddress: string | undefined,
+  forwardedProto: string | string[] | undefined,
+  proxies: ProxyList,
+): "https" | "http" {
+  if (socketEncrypted) return "https";
+  const peer = normalizeIp(socketAddress);
+  if (!peer || proxies.empty || !proxies.contains(peer)) return "http";
+  // The proxy that reached us appends nothing: the first value is what the client-facing proxy saw.
+  const first = (Array.isArray(forwardedProto) ? forwardedProto.join(",") : (forwardedProto ?? "")).split(",")[0];
+  return first.trim().toLowerCase() === "https" ? "https" : "http";
+}
+
 /** The quota identity of an address: IPv6 clients usually own a whole /64, so they share one bucket. */
 export function ipIdentity(ip: string): string {
   if (net.isIP(ip) !== 6) return ip;

@@ -187,13 +187,32 @@ export function chargesFor(buckets: Buckets, endpoint: Endpoint, caller: Caller)
   return charges;
 }
 
-/** The waitlist's per-IP signup limit. */
+/**
+ * The waitlist's signup limits, as the Free plan has them: per address (an IPv6 /64), per IPv6 /48 together (the
+ * same factor), and for everyone together per day.
+ */
 export function waitlistCharges(buckets: Buckets, caller: Caller): Charge[] {
-  return [
+  const charges: Charge[] = [
     {
       bucket: buckets.waitlistSignups,
       identity: caller.identity,
       refusal: (take) => rateLimited(take, "Too many signups from this address today. Please try again tomorrow."),
     },
   ];
+  if (caller.net48) {
+    charges.push({
+      bucket: buckets.waitlistSignupsPer48,
+      identity: caller.net48,
+      refusal: (take) => rateLimited(take, "Too many signups from this IPv6 network today. Please try again tomorrow."),
+    });
+  }
+  if (buckets.waitlistGlobalSignups.limit > 0) {
+    charges.push({
+      bucket: buckets.waitlistGlobalSignups,
+      identity: "all",
+      refusal: (take) =>
+        rateLimited(take, `The waitlist takes no more signups today. ${resetPhrase(take)} Please try again then.`),
+    });
+  }
+  return charges;
 }

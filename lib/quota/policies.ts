@@ -18,6 +18,7 @@ export type Limits = {
   proRequestsPerDay: number;
   statusCallsPerMinute: number;
   waitlistSignupsPerDay: number;
+  waitlistGlobalSignupsPerDay: number;
   freeGlobalGenerationsPerDay: number;
   freeGlobalEnhancementsPerDay: number;
 };
@@ -35,6 +36,8 @@ export function bucketsOf(limits: Limits) {
     statusGuard: { name: "status-min", limit: limits.statusCallsPerMinute, windowMs: MINUTE_MS } satisfies Bucket,
     jobReadGuard: { name: "jobs-min", limit: JOB_READS_PER_MINUTE, windowMs: MINUTE_MS } satisfies Bucket,
     waitlistSignups: day("waitlist", limits.waitlistSignupsPerDay),
+    waitlistSignupsPer48: day("waitlist-48", limits.waitlistSignupsPerDay * IPV6_48_FACTOR),
+    waitlistGlobalSignups: day("waitlist-all", limits.waitlistGlobalSignupsPerDay),
   };
 }
 

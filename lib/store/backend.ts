@@ -2,10 +2,12 @@
 // repositories, one per entity; a new store-backed feature is one repository interface in its domain, one
 // implementation per backend, and one line in each backend's factory.
 import type { KeyRepository } from "@/lib/auth/types";
+import type { AdminSessionStore } from "@/lib/console/sessions";
 import type { AuditLog, WaitlistRepository } from "@/lib/console/types";
 import type { IdempotencyStore } from "@/lib/idempotency/idempotency";
 import type { ImageStore } from "@/lib/images/store";
 import type { JobStore } from "@/lib/jobs/store";
+import type { SlidingWindowCounter } from "@/lib/quota/sliding";
 import type { QuotaCounters } from "@/lib/quota/types";
 import type { UsageHistory } from "@/lib/usage/history";
 import type { WebhookOutbox } from "@/lib/webhooks/outbox";
@@ -18,6 +20,10 @@ export type Backend = {
   keys: KeyRepository;
   waitlist: WaitlistRepository;
   audit: AuditLog;
+  /** The console's sign-in sessions. */
+  sessions: AdminSessionStore;
+  /** Sliding-window attempt counters (failed admin sign-ins, cron calls). */
+  attempts: SlidingWindowCounter;
   images: ImageStore;
   jobs: JobStore;
   idempotency: IdempotencyStore;

@@ -19,6 +19,56 @@ end
 return 1
 `;
 
+/** KEYS: the signup-order index. ARGV: its members ("createdAt|email"); adding one twice changes nothing. */
+export const INDEX_WAITLIST = `#!lua flags=allow-key-locking
+for i = 1, #ARGV do redis.call("ZADD", KEYS[1], 0, ARGV[i]) end
+return 1
+`;
+
+/**
+ * KEYS: the signup-order index, the waitlist (email → signup JSON), the entries' state. ARGV: status ("" for any),
+ * search (lower case, "" for none), offset, limit. Walks the index in signup order inside Redis and returns only
+ * the page: { "ok", pending, invited, declined, total, email, json, state, email, json, state, … }, or { "reindex" }
+ * when some signups are not indexed or have no state yet (written by older code).
+ */
+export const QUERY_WAITLIST = `#!lua flags=allow-key-locking
+local n = redis.call("HLEN", KEYS[2])
+if redis.call("ZCARD", KEYS[1]) ~= n or redis.call("HLEN", KEYS[3]) ~= n then return {"reindex"} end
+local want, needle = ARGV[1], ARGV[2]
+local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
+local counts = {pending = 0, invited = 0, declined = 0}
+local total, page = 0, {}
+for _, member in ipairs(redis.call("ZRANGE", KEYS[1], 0, -1)) do
+  local bar = string.find(member, "|", 1, true)
+  local email = bar and string.sub(member, bar + 1) or member
+  local state = redis.call("HGET", KEYS[3], email)
+  local status = state and string.match(state, "^([^|]*)|")
+  if status and counts[status] then
+    counts[status] = counts[status] + 1
+    if want == "" or want == status then
+      local json = redis.call("HGET", KEYS[2], email) or "{}"
+      local hit = needle == "" or string.find(email, needle, 1, true) ~= nil
+      if not hit then
+        local ok, signup = pcall(cjson.decode, json)
+        local useCase = ok and type(signup) == "table" and signup.useCase
+        hit = type(useCase) == "string" and string.find(string.lower(useCase), needle, 1, true) ~= nil
+      end
+      if hit then
+        total = total + 1
+        if total > offset and total <= offset + limit then
+          page[#page + 1] = email
+          page[#page + 1] = json
+          page[#page + 1] = state
+        end
+      end
+    end
+  end
+end
+local out = {"ok", counts.pending, counts.invited, counts.declined, total}
+for i = 1, #page do out[#out + 1] = page[i] end
+return out
+`;
+
 /**
  * KEYS: the entries' state, the ids, the call's marker.
  * ARGV: id, new status, key id ("" for none), decided at ("" for none), marker lifetime (ms), required key id ("" for

@@ -7,6 +7,8 @@ import { openSqliteConnection } from "./sqlite-file";
 import { openSqliteKeys } from "./sqlite-keys";
 import { openSqliteQuota, type SqliteQuota, type SqliteQuotaOptions } from "./sqlite-quota";
 import type { RetryOptions } from "./sqlite-retry";
+import { openSqliteSessions } from "./sqlite-sessions";
+import { openSqliteSlidingWindow } from "./sqlite-sliding";
 import { openSqliteAuditLog, openSqliteWaitlist } from "./sqlite-waitlist";
 import { openSqliteUsageHistory } from "./usage-history-sqlite";
 import { openSqliteWebhookOutbox } from "./webhooks-sqlite";
@@ -31,6 +33,8 @@ export function openSqliteBackend(dataDir: string, opts: SqliteBackendOptions = 
     keys: openSqliteKeys(conn),
     waitlist: openSqliteWaitlist(conn),
     audit: openSqliteAuditLog(conn),
+    sessions: openSqliteSessions(conn),
+    attempts: openSqliteSlidingWindow(conn),
     images,
     jobs: openSqliteJobStore(conn),
     idempotency: openSqliteIdempotency(conn),

@@ -119,6 +119,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX IF NOT EXISTS images_by_lease ON images (lease_until) WHERE lease_until IS NOT NULL;`,
   // 7: an edited image's library source (image_id), so a record says which of the owner's images it came from.
   "ALTER TABLE images ADD COLUMN source_image_id TEXT;",
+  // 8: the console's sign-in sessions, kept server-side so signing out ends them (lib/console/sessions.ts); and
+  // the waitlist found by status and in signup order without a scan of the whole table.
+  `CREATE TABLE admin_sessions (
+     id TEXT PRIMARY KEY,
+     token_digest TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     ip TEXT
+   );
+   CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
+   CREATE INDEX waitlist_by_status ON waitlist (status, created_at, email);
+   CREATE INDEX waitlist_by_created ON waitlist (created_at, email);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

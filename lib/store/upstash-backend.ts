@@ -8,6 +8,8 @@ import { openUpstashIdempotency, openUpstashJobStore } from "./jobs-upstash";
 import { createRedisClient, type RedisClient, type RedisOptions } from "./redis-client";
 import { openUpstashQuota } from "./upstash";
 import { openUpstashKeys } from "./upstash-keys";
+import { openUpstashSessions } from "./upstash-sessions";
+import { openUpstashSlidingWindow } from "./upstash-sliding";
 import { openUpstashAuditLog, openUpstashWaitlist } from "./upstash-waitlist";
 import { openUpstashUsageHistory } from "./usage-history-upstash";
 import { openUpstashWebhookOutbox } from "./webhooks-upstash";
@@ -26,6 +28,8 @@ export function openRedisBackend(client: RedisClient, opts: BackendOptions): Red
     keys: openUpstashKeys(client),
     waitlist: openUpstashWaitlist(client),
     audit: openUpstashAuditLog(client),
+    sessions: openUpstashSessions(client),
+    attempts: openUpstashSlidingWindow(client),
     images,
     jobs: openUpstashJobStore(client),
     idempotency: openUpstashIdempotency(client),

@@ -47,11 +47,22 @@ redis.call("HSET", KEYS[2], unpack(ARGV, 3))
 return "ok"
 `;
 
-/** KEYS: the waitlist hash, the call's marker. ARGV: email, entry JSON, marker lifetime (ms). 1 when added. */
+/**
+ * KEYS: the waitlist hash, the call's marker, the signup-order index (sorted set), the entries' state, the ids.
+ * ARGV: email, entry JSON, marker lifetime (ms), index member ("createdAt|email"), the entry's id. 1 when added;
+ * a new entry gets its index member, its id and "pending" at once.
+ */
 export const ADD_TO_WAITLIST = `#!lua flags=allow-key-locking
 local done = redis.call("GET", KEYS[2])
 if done then return tonumber(done) end
 local added = redis.call("HSETNX", KEYS[1], ARGV[1], ARGV[2])
+if added == 1 then
+  redis.call("ZADD", KEYS[3], 0, ARGV[4])
+  if redis.call("HEXISTS", KEYS[4], ARGV[1]) == 0 then
+    redis.call("HSET", KEYS[4], ARGV[1], "pending|" .. ARGV[5] .. "||")
+    redis.call("HSET", KEYS[5], ARGV[5], ARGV[1])
+  end
+end
 redis.call("SET", KEYS[2], added, "PX", ARGV[3])
 return added
 `;

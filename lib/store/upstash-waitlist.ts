@@ -11,11 +11,14 @@ import {
   type WaitlistRepository,
   type WaitlistStatus,
 } from "@/lib/console/types";
+import { StoreUnavailable } from "@/lib/errors";
 import {
   APPEND_AUDIT,
   APPROVE_WAITLIST_ENTRY,
   ASSIGN_WAITLIST_IDS,
   DECIDE_WAITLIST_ENTRY,
+  INDEX_WAITLIST,
+  QUERY_WAITLIST,
 } from "./console-upstash-scripts";
 import type { RedisClient } from "./redis-client";
 import { byCreated, call, KEY_INDEX, MARKER_TTL_MS, markerKey, pairs, recordKey, WAITLIST } from "./upstash";
@@ -24,6 +27,7 @@ import { ADD_TO_WAITLIST } from "./upstash-scripts";
 
 const WAITLIST_STATE = "darkroom:waitlist:state"; // hash: email → "status|id|keyId|decidedAt"
 const WAITLIST_IDS = "darkroom:waitlist:ids"; // hash: id → email
+const WAITLIST_ORDER = "darkroom:waitlist:order"; // sorted set, all scores 0: "createdAt|email", in signup order
 const AUDIT = "darkroom:audit"; // list of JSON entries, newest first
 const ASSIGN_BATCH = 200;
 
@@ -35,6 +39,8 @@ function parseState(raw: string | undefined): State | null {
   return { status: status as WaitlistStatus, id, keyId: keyId || null, decidedAt: decidedAt || null };
 }
 
+const newWaitlistId = () => `wl_${crypto.randomBytes(8).toString("hex")}`;
+
 function parseSignup(json: string): { useCase: string | null; createdAt: string } {
   const v = JSON.parse(json) as { useCase?: string | null; createdAt?: string };
   return { useCase: v.useCase ?? null, createdAt: v.createdAt ?? "" };
@@ -44,17 +50,47 @@ export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
   const scripts = {
     add: redis.createScript<number>(ADD_TO_WAITLIST),
     assign: redis.createScript<number>(ASSIGN_WAITLIST_IDS),
+    index: redis.createScript<number>(INDEX_WAITLIST),
+    query: redis.createScript<Array<string | number>>(QUERY_WAITLIST),
     decide: redis.createScript<string>(DECIDE_WAITLIST_ENTRY),
     approve: redis.createScript<string>(APPROVE_WAITLIST_ENTRY),
   };
 
-  return {
+  const repo: WaitlistRepository = {
     async addToWaitlist(entry: WaitlistEntry) {
       const value = JSON.stringify({ useCase: entry.useCase, createdAt: entry.createdAt });
       const added = await call("addToWaitlist", () =>
-        scripts.add.exec([WAITLIST, markerKey()], [entry.email, value, String(MARKER_TTL_MS)]),
+        scripts.add.exec(
+          [WAITLIST, markerKey(), WAITLIST_ORDER, WAITLIST_STATE, WAITLIST_IDS],
+          [entry.email, value, String(MARKER_TTL_MS), `${entry.createdAt}|${entry.email}`, newWaitlistId()],
+        ),
       );
       return added === 1;
+    },
+    async queryWaitlist(q) {
+      const args = [q.status ?? "", q.search ?? "", String(q.offset), String(q.limit)];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const out = await call("queryWaitlist", () =>
+          scripts.query.exec([WAITLIST_ORDER, WAITLIST, WAITLIST_STATE], args),
+        );
+        if (out[0] === "ok") {
+          const [pending, invited, declined, total] = out.slice(1, 5).map(Number);
+          const entries: WaitlistRecord[] = [];
+          for (let i = 5; i + 2 < out.length; i += 3) {
+            const email = String(out[i]);
+            const state = parseState(String(out[i + 2]));
+            if (state) entries.push({ email, ...parseSignup(String(out[i + 1])), ...state });
+          }
+          return { entries, total, counts: { pending, invited, declined } };
+        }
+        // Signups written by older code: give them ids and index them, then ask again.
+        const all = await repo.listWaitlist();
+        for (let i = 0; i < all.length; i += ASSIGN_BATCH) {
+          const members = all.slice(i, i + ASSIGN_BATCH).map((e) => `${e.createdAt}|${e.email}`);
+          await call("queryWaitlist", () => scripts.index.exec([WAITLIST_ORDER], members));
+        }
+      }
+      throw new StoreUnavailable("upstash: the waitlist index keeps changing; try again");
     },
     async listWaitlist() {
       const [signups, states] = await call("listWaitlist", () =>
@@ -66,7 +102,7 @@ export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
         .filter((email) => !parseState(stateOf.get(email)));
       for (let i = 0; i < missing.length; i += ASSIGN_BATCH) {
         const batch = missing.slice(i, i + ASSIGN_BATCH);
-        const args = batch.flatMap((email) => [email, `wl_${crypto.randomBytes(8).toString("hex")}`]);
+        const args = batch.flatMap((email) => [email, newWaitlistId()]);
         await call("listWaitlist", () => scripts.assign.exec([WAITLIST, WAITLIST_STATE, WAITLIST_IDS], args));
       }
       const fresh =
@@ -109,6 +145,7 @@ export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
       return answer === "ok" || answer === "conflict" ? answer : "missing";
     },
   };
+  return repo;
 }
 
 export function openUpstashAuditLog(redis: RedisClient): AuditLog {

@@ -136,10 +136,39 @@ test("from the waitlist to a working key, its use on the charts, and its revocat
   assert.doesNotMatch(auditText, /127\.0\.0\.1\b/);
   await checkPage(page, "admin-audit");
 
-  await page.getByRole("button", { name: "Sign out" }).click();
+  // Signing out ends the session on the server: a copy of the cookie taken before stops working.
+  const copied = (await context.cookies()).find((c) => c.name === "darkroom_admin");
+  assert.ok(copied, "the console's session cookie");
+  const withCopy = () => call(app.url, "/api/admin/keys", { headers: { Cookie: `darkroom_admin=${copied.value}` } });
+  assert.equal((await withCopy()).status, 200);
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("button", { name: "Sign in" }).waitFor();
+  assert.equal((await withCopy()).status, 401, "the copied cookie is refused after sign-out");
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test("sign out everywhere ends every console session, on every browser", async () => {
+  const signIn = async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${app.url}/admin`);
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign out everywhere" }).waitFor();
+    return { page, context, problems };
+  };
+  const first = await signIn();
+  const second = await signIn();
+  first.page.once("dialog", (dialog) => void dialog.accept());
+  await first.page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await first.page.getByRole("button", { name: "Sign in" }).waitFor();
+  // The other browser's session ended too: its next load shows the sign-in form.
+  await second.page.reload();
+  await second.page.getByRole("button", { name: "Sign in" }).waitFor();
+  const audit = await call(app.url, "/api/admin/audit", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.ok(audit.json.entries.some((e: { action: string }) => e.action === "sign_out_everywhere"));
+  assert.deepEqual([...first.problems, ...second.problems], []);
+  await Promise.all([first.context.close(), second.context.close()]);
 });
 
 test("a Pro caller pastes their key and sees their own usage, kept only in memory", async () => {

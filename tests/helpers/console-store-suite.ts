@@ -246,5 +246,69 @@ export function runConsoleStoreSuite(
       );
       assert.equal((await b.usage.lastUsed()).get(keyA), new Date(day2 + 1000).toISOString());
     });
+
+    it("keeps console sessions by id until deleted, one or all; opening one drops the expired", async () => {
+      const now = Date.now();
+      const session = (n: string, expiresAt: number) => ({
+        id: `s-${run}-${n}`,
+        tokenDigest: "d".repeat(64),
+        createdAt: now,
+        expiresAt,
+        ip: n === "a" ? "2001:db8::1" : null,
+      });
+      await b.sessions.putSession(session("old", now - 1));
+      await b.sessions.putSession(session("a", now + 60_000));
+      await b.sessions.putSession(session("b", now + 60_000));
+      assert.deepEqual(await b.sessions.getSession(`s-${run}-a`), session("a", now + 60_000));
+      assert.equal(await b.sessions.getSession(`s-${run}-old`), null, "dropped when b was opened");
+      assert.equal(await b.sessions.deleteSession(`s-${run}-a`), true);
+      assert.equal(await b.sessions.deleteSession(`s-${run}-a`), false);
+      assert.equal(await b.sessions.getSession(`s-${run}-a`), null);
+      assert.ok((await b.sessions.deleteAllSessions()) >= 1);
+      assert.equal(await b.sessions.getSession(`s-${run}-b`), null);
+    });
+
+    it("counts attempts in a sliding window atomically, and gives one back", async () => {
+      const bucket = { name: `attempts-${run}`, limit: 10, windowMs: 60 * 60 * 1000 };
+      const takes = await Promise.all(Array.from({ length: 16 }, () => b.attempts.take(bucket, "ip:a")));
+      assert.equal(takes.filter((t) => t.ok).length, 10);
+      assert.ok(takes.every((t) => t.resetMs > Date.now()));
+      const refused = await b.attempts.take(bucket, "ip:a");
+      assert.equal(refused.ok, false);
+      await b.attempts.refund(bucket, "ip:a", takes.find((t) => t.ok)!);
+      assert.equal((await b.attempts.take(bucket, "ip:a")).ok, true, "the unit given back is there again");
+      assert.equal((await b.attempts.take(bucket, "ip:a")).ok, false);
+      assert.equal((await b.attempts.take(bucket, "ip:b")).ok, true, "another identity is not affected");
+    });
+
+    it("pages, filters and searches the waitlist in the store", async () => {
+      const tag = `q${run}`;
+      for (let i = 0; i < 5; i++) {
+        await b.waitlist.addToWaitlist({
+          email: `${tag}-${i}@example.com`,
+          useCase: i === 2 ? "Shop 50%_OFF banners" : null,
+          createdAt: `2031-02-0${i + 1}T00:00:00.000Z`,
+        });
+      }
+      const page = await b.waitlist.queryWaitlist({ search: tag, offset: 1, limit: 2 });
+      assert.deepEqual(
+        page.entries.map((e) => e.email),
+        [`${tag}-1@example.com`, `${tag}-2@example.com`],
+      );
+      assert.equal(page.total, 5);
+      assert.ok(page.counts.pending >= 5);
+      assert.match(page.entries[0].id, /^wl_/);
+      const { id } = page.entries[0];
+      await b.waitlist.decideWaitlistEntry(id, { from: ["pending"], to: "declined", keyId: null, at: null });
+      const declined = await b.waitlist.queryWaitlist({ search: tag, status: "declined", offset: 0, limit: 10 });
+      assert.deepEqual(
+        declined.entries.map((e) => e.id),
+        [id],
+      );
+      const useCase = await b.waitlist.queryWaitlist({ search: "50%_off", offset: 0, limit: 10 });
+      assert.ok(useCase.entries.some((e) => e.email === `${tag}-2@example.com`));
+      assert.equal((await b.waitlist.queryWaitlist({ search: `${tag}%`, offset: 0, limit: 10 })).total, 0);
+      assert.equal((await b.waitlist.queryWaitlist({ search: `${tag}-_`, offset: 0, limit: 10 })).total, 0);
+    });
   });
 }

@@ -15,6 +15,7 @@ describe("parseConfig", () => {
       proRequestsPerDay: 1000,
       statusCallsPerMinute: 60,
       waitlistSignupsPerDay: 20,
+      waitlistGlobalSignupsPerDay: 1000,
       freeGlobalGenerationsPerDay: 1000,
       freeGlobalEnhancementsPerDay: 1000,
     });

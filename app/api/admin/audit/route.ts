@@ -2,12 +2,12 @@
 import { auditEntryJson } from "@/lib/api/admin-views";
 import { parseQuery } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
-import { auditQuerySchema } from "@/lib/schemas/admin";
+import { type AuditListView, auditQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withAdmin(async ({ req, svc }) => {
+export const GET = withAdmin(async ({ req, svc }): Promise<AuditListView> => {
   const { limit } = parseQuery(req, auditQuerySchema);
   return { entries: (await svc.audit.listAudit(limit)).map(auditEntryJson) };
 });

@@ -3,14 +3,14 @@ import { issuedKeyJson } from "@/lib/api/admin-views";
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { createConsoleKey, listKeyViews } from "@/lib/console/keys";
-import { createKeySchema } from "@/lib/schemas/admin";
+import { createKeySchema, type IssuedKeyView, type KeyListView } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withAdmin(async ({ svc }) => ({ keys: await listKeyViews(svc) }));
+export const GET = withAdmin(async ({ svc }): Promise<KeyListView> => ({ keys: await listKeyViews(svc) }));
 
-export const POST = withAdmin(async ({ req, svc, actor, appUrl }) => {
+export const POST = withAdmin(async ({ req, svc, actor, appUrl }): Promise<IssuedKeyView> => {
   const body = await parseAdminBody(req, createKeySchema);
   const label = body.label ?? body.email ?? "";
   return issuedKeyJson(

@@ -1,25 +1,29 @@
 // POST /api/admin/session – sign in to the console with the admin token ({ "token" }); GET – the session; DELETE –
-// sign out. Ten failed sign-ins per hour per client address, then 429.
+// sign out, which ends the session on the server. Wrong tokens count per address in a sliding hour: past ten,
+// further wrong ones get 429, while the right token still signs in.
 import {
   clearedSessionCookie,
   isSameOrigin,
-  isSecureRequest,
-  issueSession,
   readCookie,
   SESSION_COOKIE,
-  SIGN_IN_BUCKET,
   sessionCookie,
-  tokenMatches,
-  verifySession,
+  sessionCookieValue,
+  sessionIdOf,
 } from "@/lib/api/admin-auth";
-import { identityOfIp, readClientIp } from "@/lib/api/identify";
+import { identityOfIp, isSecureRequest, readClientIp } from "@/lib/api/identify";
 import { parseAdminBody } from "@/lib/api/parse-admin";
-import { authenticateAdmin, consoleDisabled, rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import {
+  authenticateAdmin,
+  consoleDisabled,
+  rejectOtherAdminMethods,
+  tooManyFailures,
+  withAdmin,
+} from "@/lib/api/with-admin";
 import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
 import { audit } from "@/lib/console/actor";
-import { log } from "@/lib/log";
-import { secondsUntil } from "@/lib/quota/types";
-import { signInSchema } from "@/lib/schemas/admin";
+import { openSession } from "@/lib/console/sessions";
+import { attemptAdminToken } from "@/lib/console/sign-in";
+import { type SessionView, type SignedOut, signInSchema } from "@/lib/schemas/admin";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";
 
@@ -32,55 +36,63 @@ export async function POST(req: Request): Promise<Response> {
     const svc = getServices();
     const admin = svc.config.admin;
     if (!admin) throw consoleDisabled();
+    const secure = isSecureRequest(req, svc);
     // A sign-in needs no cookie, but a page of another site must not sign a browser in (login CSRF).
-    if (req.headers.get("origin") !== null && !isSameOrigin(req, svc.config.publicAppUrl)) {
+    if (req.headers.get("origin") !== null && !isSameOrigin(req, svc.config.publicAppUrl, secure)) {
       throw new ApiError("forbidden", "Sign in from the console's own page.");
     }
     const { token } = await parseAdminBody(req, signInSchema);
-    const ip = readClientIp(req, svc);
-    // Every attempt takes a unit first, so parallel guesses cannot pass the limit; a right token gives it back.
-    const attempt = await svc.quota.take(SIGN_IN_BUCKET, identityOfIp(ip));
-    if (!attempt.ok) {
-      throw new ApiError("rate_limited", "Too many failed sign-ins from this address. Try again later.", {
-        retryAfter: secondsUntil(attempt.resetMs),
-      });
-    }
-    if (!tokenMatches(token, admin.token)) {
-      log.warn("admin sign-in failed", { client_ip: ip, attempts_left: attempt.remaining });
+    const actor = { via: "session" as const, ip: readClientIp(req, svc) };
+    const outcome = await attemptAdminToken(svc, actor, identityOfIp(actor.ip), token, admin.token);
+    if (!outcome.ok) {
+      if (outcome.locked) throw tooManyFailures(outcome.retryAtMs);
       throw new ApiError("unauthorized", "That is not the admin token.");
     }
-    await svc.quota.refund(SIGN_IN_BUCKET, identityOfIp(ip), attempt.windowStart);
-    const session = issueSession(admin.token, svc.pepper);
-    await audit(svc.audit, { via: "session", ip }, "sign_in", "console");
-    const res = respond(200, { success: true, expires_at: new Date(session.expiresAt).toISOString() }, requestId);
-    res.headers.append("Set-Cookie", sessionCookie(session.value, isSecureRequest(req)));
+    const session = await openSession(svc.sessions, admin.token, svc.pepper, actor.ip);
+    await audit(svc.audit, actor, "sign_in", "console");
+    const body: SessionView = {
+      signed_in: true,
+      via: "session",
+      expires_at: new Date(session.expiresAt).toISOString(),
+    };
+    const res = respond(200, { success: true, ...body }, requestId);
+    res.headers.append("Set-Cookie", sessionCookie(sessionCookieValue(session.id, admin.token, svc.pepper), secure));
     return res;
   } catch (err) {
     return errorResponse(toApiError(err, requestId), requestId);
   }
 }
 
-export const GET = withAdmin(async ({ req, svc, actor }) => {
-  const admin = svc.config.admin;
-  const expiresAt = admin && verifySession(readCookie(req, SESSION_COOKIE), admin.token, svc.pepper);
-  return { signed_in: true, via: actor.via, expires_at: expiresAt ? new Date(expiresAt).toISOString() : null };
+export const GET = withAdmin(async ({ actor, session }): Promise<SessionView> => {
+  return {
+    signed_in: true,
+    via: actor.via === "session" ? "session" : "token",
+    expires_at: session ? new Date(session.expiresAt).toISOString() : null,
+  };
 });
 
-/** Signs out: the cookie is cleared whatever its state; a valid session's end is audited. */
+/**
+ * Signs out: the session the cookie names is deleted from the store, so a copy of the cookie stops working too; the
+ * cookie is cleared whatever its state, and a live session's end is audited.
+ */
 export async function DELETE(req: Request): Promise<Response> {
   const requestId = newRequestId();
   try {
     const svc = getServices();
-    if (!svc.config.admin) throw consoleDisabled();
-    const via = await Promise.resolve()
+    const admin = svc.config.admin;
+    if (!admin) throw consoleDisabled();
+    const auth = await Promise.resolve()
       .then(() => authenticateAdmin(req, svc))
       .catch((err: unknown) => {
-        if (err instanceof ApiError && err.code === "forbidden") throw err;
+        if (err instanceof ApiError && (err.code === "forbidden" || err.code === "rate_limited")) throw err;
         return null;
       });
-    if (via) await audit(svc.audit, { via, ip: readClientIp(req, svc) }, "sign_out", "console");
-    const res = respond(200, { success: true, signed_in: false }, requestId);
-    res.headers.append("Set-Cookie", clearedSessionCookie(isSecureRequest(req)));
+    const id = sessionIdOf(readCookie(req, SESSION_COOKIE), admin.token, svc.pepper);
+    if (id !== null) await svc.sessions.deleteSession(id);
+    if (auth) await audit(svc.audit, { via: auth.via, ip: readClientIp(req, svc) }, "sign_out", "console");
+    const body: SignedOut = { signed_in: false };
+    const res = respond(200, { success: true, ...body }, requestId);
+    res.headers.append("Set-Cookie", clearedSessionCookie(isSecureRequest(req, svc)));
     return res;
   } catch (err) {
     return errorResponse(err, requestId);

@@ -2,12 +2,12 @@
 import { parseDays } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { adminUsage } from "@/lib/console/usage";
-import { daysQuerySchema } from "@/lib/schemas/admin";
+import { type AdminUsageView, daysQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withAdmin(async ({ req, svc }) => {
+export const GET = withAdmin(async ({ req, svc }): Promise<AdminUsageView> => {
   const days = parseDays(req, daysQuerySchema);
   const keyId = new URL(req.url).searchParams.get("key_id")?.slice(0, 64) || undefined;
   return { ...(await adminUsage(svc.usage, days, keyId)), ...(keyId && { key_id: keyId }) };

@@ -2,14 +2,14 @@
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { setKeyLimit, viewKey } from "@/lib/console/keys";
-import { patchKeySchema } from "@/lib/schemas/admin";
+import { type KeyView, patchKeySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = withAdmin(async ({ svc, params }) => viewKey(svc, params.id));
+export const GET = withAdmin(async ({ svc, params }): Promise<KeyView> => viewKey(svc, params.id));
 
-export const PATCH = withAdmin(async ({ req, svc, params, actor }) => {
+export const PATCH = withAdmin(async ({ req, svc, params, actor }): Promise<KeyView> => {
   const { daily_limit } = await parseAdminBody(req, patchKeySchema);
   return setKeyLimit(svc, params.id, daily_limit, actor);
 });

@@ -4,22 +4,22 @@ import { issuedKeyJson } from "@/lib/api/admin-views";
 import { parseAdminBody } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { approveEntry } from "@/lib/console/waitlist";
-import { bulkApproveSchema } from "@/lib/schemas/admin";
+import { type BulkApproveView, bulkApproveSchema } from "@/lib/schemas/admin";
 import { toApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ req, requestId, svc, actor, appUrl }) => {
+export const POST = withAdmin(async ({ req, requestId, svc, actor, appUrl }): Promise<BulkApproveView> => {
   const { ids } = await parseAdminBody(req, bulkApproveSchema);
-  const results = [];
+  const results: BulkApproveView["results"] = [];
   // One at a time: each sends its own email, and the mail server should not see a burst.
   for (const id of new Set(ids)) {
     try {
-      results.push({ id, ok: true, ...issuedKeyJson(await approveEntry(svc, id, actor, appUrl)) });
+      results.push({ id, ok: true as const, ...issuedKeyJson(await approveEntry(svc, id, actor, appUrl)) });
     } catch (err) {
       const e = toApiError(err, requestId);
-      results.push({ id, ok: false, error: { code: e.code, message: e.message } });
+      results.push({ id, ok: false as const, error: { code: e.code, message: e.message } });
     }
   }
   return { results };

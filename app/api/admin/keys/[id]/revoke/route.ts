@@ -3,12 +3,12 @@
 import { parseQuery } from "@/lib/api/parse-admin";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { revokeConsoleKey } from "@/lib/console/keys";
-import { revokeQuerySchema } from "@/lib/schemas/admin";
+import { type RevokedKeyView, revokeQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ req, svc, params, actor }) => {
+export const POST = withAdmin(async ({ req, svc, params, actor }): Promise<RevokedKeyView> => {
   const { delete_images } = parseQuery(req, revokeQuerySchema);
   return revokeConsoleKey(svc, params.id, actor, { deleteImages: delete_images === "true" });
 });

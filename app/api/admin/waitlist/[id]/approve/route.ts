@@ -3,11 +3,14 @@ import { issuedKeyJson } from "@/lib/api/admin-views";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { approveEntry } from "@/lib/console/waitlist";
 
+import type { IssuedKeyView } from "@/lib/schemas/admin";
+
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ svc, params, actor, appUrl }) =>
-  issuedKeyJson(await approveEntry(svc, params.id, actor, appUrl)),
+export const POST = withAdmin(
+  async ({ svc, params, actor, appUrl }): Promise<IssuedKeyView> =>
+    issuedKeyJson(await approveEntry(svc, params.id, actor, appUrl)),
 );
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);

@@ -3,11 +3,14 @@ import { waitlistEntryJson } from "@/lib/api/admin-views";
 import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
 import { declineEntry } from "@/lib/console/waitlist";
 
+import type { WaitlistEntryView } from "@/lib/schemas/admin";
+
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = withAdmin(async ({ svc, params, actor }) =>
-  waitlistEntryJson(await declineEntry(svc, params.id, actor)),
+export const POST = withAdmin(
+  async ({ svc, params, actor }): Promise<WaitlistEntryView> =>
+    waitlistEntryJson(await declineEntry(svc, params.id, actor)),
 );
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherAdminMethods(["POST"]);
