@@ -5,7 +5,7 @@ import { CLI_ACTOR } from "../lib/console/actor";
 import { setKeyLimit } from "../lib/console/keys";
 import { approveEntry, declineEntry } from "../lib/console/waitlist";
 import { Conflict, NotFound } from "../lib/errors";
-import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
+import { DAILY_LIMIT_MAX, dailyLimitSchema } from "../lib/schemas/admin";
 import type { Services } from "../lib/services";
 
 export const CONSOLE_USAGE = `  approve <waitlist id>                   approve an entry: a Pro key for its email (printed once, on the last line)
@@ -61,12 +61,13 @@ async function decline(id: string | undefined, deps: CliDeps): Promise<number> {
 }
 
 async function limit(id: string | undefined, value: string | undefined, deps: CliDeps): Promise<number> {
-  const n = value === "default" ? null : Number(value);
-  if (!id || (n !== null && (!Number.isInteger(n) || n < 0 || n > DAILY_LIMIT_MAX))) {
+  // The same bounds as PATCH /api/admin/keys/{id}.
+  const n = value === "default" ? null : dailyLimitSchema.safeParse(Number(value)).data;
+  if (!id || n === undefined) {
     console.error(`limit needs a key id and a whole number from 0 to ${DAILY_LIMIT_MAX}, or "default"`);
     return 2;
   }
-  const view = await setKeyLimit(deps, id, n, CLI_ACTOR);
+  const view = await setKeyLimit(deps, id, n ?? null, CLI_ACTOR);
   console.log(`${id} may now make ${view.daily_limit} requests a day${view.default_limit ? " (the default)" : ""}.`);
   return 0;
 }

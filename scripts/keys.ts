@@ -1,17 +1,18 @@
 // `npm run keys -- create --label <text> | list | revoke <id> | limit <id> <n> | approve <id> | decline <id>`:
 // manage Pro API keys in the server's own store.
 import { parseArgs } from "node:util";
-import { createApiKey } from "../lib/auth/keys";
 import { parseConfig } from "../lib/config";
 import { audit, CLI_ACTOR } from "../lib/console/actor";
-import { DAILY_LIMIT_MAX } from "../lib/schemas/admin";
+import { createConsoleKey, listKeyViews } from "../lib/console/keys";
+import { createKeySchema, DAILY_LIMIT_MAX, keyListView } from "../lib/schemas/admin";
 import { createServices } from "../lib/services";
 import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
 const USAGE = `Usage:
   npm run keys -- create --label <text> [--email <address>] [--limit <n>]
                                           create a Pro key (printed once, on the last line)
-  npm run keys -- list                    list keys: id, label, last 4, created, revoked, email, daily limit
+  npm run keys -- list [--json]           list keys: id, label, last 4, created, revoked, email, daily limit
+                                          (--json: what GET /api/admin/keys answers, with usage)
   npm run keys -- revoke <id>             revoke a key; takes effect on the next request
   npm run keys -- ${CONSOLE_USAGE.trimStart()}`;
 
@@ -24,6 +25,7 @@ function readArgs() {
         label: { type: "string" },
         email: { type: "string" },
         limit: { type: "string" },
+        json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -48,27 +50,36 @@ async function main(): Promise<number> {
     const handled = await runConsoleCommand(command, positionals.slice(1), svc);
     if (handled !== null) return handled;
     if (command === "create") {
-      const label = values.label?.trim();
-      if (!label || label.length > 200) {
-        console.error("create needs --label <text> (1 to 200 characters)");
+      // The same validation as POST /api/admin/keys, and the same key, audit entry and invitation.
+      const body = createKeySchema.safeParse({
+        label: values.label,
+        email: values.email,
+        daily_limit: values.limit === undefined ? undefined : Number(values.limit),
+      });
+      if (!body.success || body.data.label === undefined) {
+        console.error(
+          `create needs --label <text> (1 to 200 characters), an optional --email <address> and an optional --limit <n> (0 to ${DAILY_LIMIT_MAX})`,
+        );
         return 2;
       }
-      const email = values.email?.trim().toLowerCase();
-      if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) {
-        console.error("--email needs an email address");
-        return 2;
-      }
-      const limit = values.limit === undefined ? undefined : Number(values.limit);
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0 || limit > DAILY_LIMIT_MAX)) {
-        console.error(`--limit needs a whole number from 0 to ${DAILY_LIMIT_MAX}`);
-        return 2;
-      }
-      const { key, record } = await createApiKey(svc.keys, svc.pepper, label, { email, dailyLimit: limit });
-      await audit(svc.audit, CLI_ACTOR, "key_create", record.id, email ? `for ${email}` : null);
+      const appUrl = config.publicAppUrl ?? `http://localhost:${config.port}`;
+      const { email, daily_limit: dailyLimit } = body.data;
+      const { key, record, emailed } = await createConsoleKey(
+        svc,
+        { label: body.data.label, email, dailyLimit },
+        CLI_ACTOR,
+        appUrl,
+      );
+      if (emailed) console.log(`The invitation with the key was emailed to ${email}.`);
       console.log(`Created key ${record.id} (${record.label}), ending in ${record.last4}.`);
       console.log(`Webhook signing secret: ${record.webhookSecret} (GET /api/account shows it again)`);
       console.log("Copy the key now: it is shown only once and stored only as a hash.");
       console.log(key);
+      return 0;
+    }
+    if (command === "list" && values.json) {
+      // What GET /api/admin/keys answers, checked against the same schema.
+      console.log(JSON.stringify(keyListView.parse({ keys: await listKeyViews(svc) }).keys, null, 2));
       return 0;
     }
     if (command === "list") {

@@ -1,8 +1,10 @@
 // `npm run waitlist -- list [--format csv|json] | approve <id> | decline <id> | limit <key id> <n>`: the waitlist in
 // the server's own store, and the console's actions on it.
 import { parseArgs } from "node:util";
+import { waitlistEntryJson } from "../lib/api/admin-views";
 import { parseConfig } from "../lib/config";
 import { csvCell } from "../lib/console/waitlist";
+import { waitlistEntryView } from "../lib/schemas/admin";
 import { createServices } from "../lib/services";
 import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";
 
@@ -39,15 +41,8 @@ async function main(): Promise<number> {
     }
     const entries = await svc.waitlist.listWaitlist();
     if (values.format === "json") {
-      const rows = entries.map((e) => ({
-        email: e.email,
-        use_case: e.useCase,
-        created_at: e.createdAt,
-        id: e.id,
-        status: e.status,
-        key_id: e.keyId,
-      }));
-      console.log(JSON.stringify(rows, null, 2));
+      // Each entry as GET /api/admin/waitlist shows it, checked against the same schema.
+      console.log(JSON.stringify(waitlistEntryView.array().parse(entries.map(waitlistEntryJson)), null, 2));
     } else {
       console.log("email,use_case,created_at,id,status,key_id");
       for (const e of entries) {

@@ -4,9 +4,9 @@
 // guessed, so the limit only slows guessing and must never lock the operator out); past ten wrong ones an hour,
 // wrong tokens are refused as rate limited. Failed sign-ins and the start of a lockout go to the audit log.
 import { secretMatches } from "@/lib/auth/secret";
-import { log } from "@/lib/log";
+import { describeError, log } from "@/lib/log";
 import type { SlidingWindowCounter } from "@/lib/quota/sliding";
-import type { Bucket, QuotaCounters } from "@/lib/quota/types";
+import type { Bucket, QuotaCounters, Take } from "@/lib/quota/types";
 import { type Actor, audit } from "./actor";
 import type { AuditLog } from "./types";
 
@@ -39,11 +39,24 @@ export async function attemptSecret(
   secret: string,
   onWrong?: (wrong: { locked: boolean; reachedLimit: boolean }) => Promise<void>,
 ): Promise<AttemptOutcome> {
-  const take = await deps.attempts.take(bucket, identity);
+  // Counted before the comparison; a store that cannot count refuses wrong secrets (fails closed), while the right
+  // one, which the count exists to let through anyway, is still accepted.
+  let take: Take | null = null;
+  let failure: unknown;
+  try {
+    take = await deps.attempts.take(bucket, identity);
+  } catch (err) {
+    failure = err;
+  }
   if (presented !== undefined && secretMatches(presented, secret)) {
-    await deps.attempts.refund(bucket, identity, take);
+    if (take) {
+      await deps.attempts.refund(bucket, identity, take).catch((err: unknown) => {
+        log.warn("could not give back a right secret's attempt", { bucket: bucket.name, ...describeError(err) });
+      });
+    }
     return { ok: true };
   }
+  if (!take) throw failure;
   await onWrong?.({ locked: !take.ok, reachedLimit: take.ok && take.remaining === 0 });
   return { ok: false, locked: !take.ok, retryAtMs: take.resetMs };
 }

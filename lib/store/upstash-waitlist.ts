@@ -162,7 +162,8 @@ export function openUpstashAuditLog(redis: RedisClient): AuditLog {
     },
     async listAudit(limit) {
       const raw = await call("listAudit", () => redis.lrange<string>(AUDIT, 0, limit - 1));
-      return raw.map((json) => JSON.parse(json) as AuditEntry);
+      // Concurrent actions may be pushed in another order than their times: newest first by time.
+      return raw.map((json) => JSON.parse(json) as AuditEntry).sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
     },
   };
 }

@@ -1,7 +1,7 @@
 // Client IP resolution: socket address by default, right-most untrusted hop behind trusted proxies.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ipIdentity, normalizeIp, parseTrustedProxies, resolveClientIp } from "@/lib/net/client-ip";
+import { ipIdentity, normalizeIp, parseTrustedProxies, resolveClientIp, resolveClientProto } from "@/lib/net/client-ip";
 
 describe("resolveClientIp", () => {
   const none = parseTrustedProxies("");
@@ -47,5 +47,20 @@ describe("normalizeIp and ipIdentity", () => {
     assert.equal(ipIdentity("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
     assert.equal(ipIdentity("2001:db8:1:2::ffff"), ipIdentity("2001:db8:1:2:1:2:3:4"));
     assert.notEqual(ipIdentity("2001:db8:1:2::1"), ipIdentity("2001:db8:1:3::1"));
+  });
+});
+
+describe("resolveClientProto", () => {
+  const proxies = parseTrustedProxies("10.0.0.1, ::1");
+  it("is https over TLS, whatever the headers", () => {
+    assert.equal(resolveClientProto(true, "203.0.113.5", "http", proxies), "https");
+  });
+  it("believes X-Forwarded-Proto only from a trusted proxy, and only its first value", () => {
+    assert.equal(resolveClientProto(false, "10.0.0.1", "https", proxies), "https");
+    assert.equal(resolveClientProto(false, "::ffff:10.0.0.1", "HTTPS, http", proxies), "https");
+    assert.equal(resolveClientProto(false, "10.0.0.1", "http, https", proxies), "http");
+    assert.equal(resolveClientProto(false, "10.0.0.1", undefined, proxies), "http");
+    assert.equal(resolveClientProto(false, "203.0.113.5", "https", proxies), "http", "an untrusted client");
+    assert.equal(resolveClientProto(false, "10.0.0.1", "https", parseTrustedProxies("")), "http", "no proxies");
   });
 });
