@@ -35,6 +35,15 @@ import { WorkQueue } from "@/lib/work/queue";
 
 type Repositories = Omit<Backend, "kind" | "ping" | "close">;
 
+/** Follows job changes pushed by the backend, where it can push (Redis over REDIS_URL); a no-op otherwise. */
+function followJobChanges(backend: Backend, watcher: JobWatcher): void {
+  const feed = backend.kind === "upstash" ? (backend as RedisBackend).jobChanges : undefined;
+  feed?.subscribe(
+    (id) => watcher.changed(id),
+    (live) => watcher.setPushed(live),
+  );
+}
+
 export type Services = Repositories & {
   config: Config;
   /** The store backend the repositories below belong to (SQLite or Redis). */
@@ -85,7 +94,7 @@ export function createServices(
   overrides: Partial<Pick<Services, "backend" | "storage" | "engines" | "enhancer">> = {},
 ): Services {
   const backend = overrides.backend ?? openBackend(config);
-  const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend;
+  const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend as Backend;
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   return {
     ...repositories,
@@ -118,6 +127,7 @@ export function createServices(
  */
 export function startBackground(svc: Services): void {
   svc.runner.watch();
+  followJobChanges(svc.backend, svc.jobWatch);
   startWebhookWorker({
     store: svc.webhooks,
     allowHosts: svc.config.webhookAllowHosts,

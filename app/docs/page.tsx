@@ -10,8 +10,8 @@ import { GuidesSection } from "@/components/docs/guides-section";
 import { ImageInputSection } from "@/components/docs/image-input-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
-import { getConfig } from "@/lib/config";
 import { anchorOf, buildOpenApi, ENDPOINTS } from "@/lib/openapi";
+import { getServices } from "@/lib/services";
 
 export const metadata: Metadata = { title: "API reference" };
 
@@ -39,7 +39,7 @@ export default async function DocsPage() {
     paths: Record<string, Record<string, Json>>;
     components: { schemas: Record<string, Json> };
   };
-  const { limits, upload } = getConfig();
+  const { limits, upload } = getServices().config;
 
   return (
     <div className="mx-auto max-w-6xl px-3 py-6 sm:px-6 sm:py-10 lg:grid lg:grid-cols-[12rem_1fr] lg:gap-10">

@@ -2,7 +2,7 @@
 import type { Metadata } from "next";
 import { panel } from "@/components/ui/styles";
 import { WaitlistForm } from "@/components/waitlist/waitlist-form";
-import { getConfig } from "@/lib/config";
+import { getServices } from "@/lib/services";
 
 export const metadata: Metadata = { title: "Pro waitlist" };
 
@@ -16,7 +16,7 @@ const perks = (proPerDay: number) => [
 ];
 
 export default function WaitlistPage() {
-  const { limits } = getConfig();
+  const { limits } = getServices().config;
   return (
     <div className="mx-auto grid max-w-5xl gap-8 px-3 py-8 sm:px-6 sm:py-12 md:grid-cols-2">
       <div>

@@ -1,5 +1,6 @@
 // Enhancement settings: the strength slider (0–1), one toggle per enhance mode and the 2×/4× scale toggle.
 "use client";
+import { RangeField } from "@/components/ui/range-field";
 import { fieldLabel } from "@/components/ui/styles";
 import { describeModeHint, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import { ENHANCE_SCALES } from "@/lib/schemas/enhance-rules";
@@ -20,31 +21,18 @@ type Props = {
 export function EnhanceOptions({ strength, onStrength, scale, onScale, model, onModel }: Props) {
   return (
     <div className="space-y-5">
-      <div>
-        <div className="flex items-baseline justify-between">
-          <label htmlFor="strength" className={fieldLabel}>
-            Strength
-          </label>
-          <output htmlFor="strength" className="font-mono text-sm tabular-nums" data-testid="strength-value">
-            {strength.toFixed(2)}
-          </output>
-        </div>
-        <input
-          id="strength"
-          type="range"
-          min={0}
-          max={1}
-          step={0.05}
-          value={strength}
-          onChange={(e) => onStrength(Number(e.target.value))}
-          aria-describedby="strength-hint"
-          className="mt-2 w-full accent-safelight-600 dark:accent-safelight-400"
-        />
-        <p id="strength-hint" className="flex justify-between text-xs text-stone-600 dark:text-stone-400">
-          <span>0 · faithful resize</span>
-          <span>1 · strongest</span>
-        </p>
-      </div>
+      <RangeField
+        id="strength"
+        label="Strength"
+        value={strength}
+        onChange={onStrength}
+        min={0}
+        max={1}
+        step={0.05}
+        format={(v) => v.toFixed(2)}
+        ends={["0 · faithful resize", "1 · strongest"]}
+        valueTestId="strength-value"
+      />
       <fieldset>
         <legend className={fieldLabel}>Model</legend>
         <div className="mt-1.5 grid auto-cols-fr grid-flow-col gap-2">

@@ -1,10 +1,21 @@
-// The mask painter: the image with a paint layer over it (mouse, pen or finger through pointer events), a brush with
-// a size, an eraser, Undo and Clear. The parent reads the mask through `handleRef` when it sends the edit.
+// The mask painter: the image with a paint layer over it (mouse, pen or finger through pointer events, or the
+// keyboard: arrows move the brush, Space puts it down and lifts it, Enter paints a dot), a brush with a size, an
+// eraser, Undo and Clear. The parent reads the mask through `handleRef` when it sends the edit.
 "use client";
-import { type PointerEvent, type RefObject, useEffect, useImperativeHandle, useRef, useState } from "react";
-import { ChoiceGroup } from "@/components/ui/choice-group";
-import { fieldLabel, secondaryButton } from "@/components/ui/styles";
 import {
+  type KeyboardEvent,
+  type PointerEvent,
+  type RefObject,
+  useEffect,
+  useImperativeHandle,
+  useRef,
+  useState,
+} from "react";
+import { ChoiceGroup } from "@/components/ui/choice-group";
+import { RangeField } from "@/components/ui/range-field";
+import { secondaryButton } from "@/components/ui/styles";
+import {
+  ARROW_STEPS,
   addStroke,
   type BrushMode,
   brushInCanvasPixels,
@@ -20,6 +31,7 @@ import {
   toCanvasPoint,
   undo,
   visibleStrokes,
+  walkPoint,
 } from "@/lib/client/mask";
 
 export type MaskHandle = {
@@ -57,6 +69,9 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
   const [share, setShare] = useState(0);
   const [cursor, setCursor] = useState<{ x: number; y: number } | null>(null);
   const drawing = useRef<{ pointerId: number; stroke: Stroke } | null>(null);
+  // The keyboard brush: where it is (canvas pixels) and, while it is down, the stroke it draws.
+  const [keyPoint, setKeyPoint] = useState<{ x: number; y: number } | null>(null);
+  const [keyStroke, setKeyStroke] = useState<Stroke | null>(null);
   const size = maskSizeFor({ width, height });
 
   // A new image starts a new mask.
@@ -121,6 +136,42 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
     if (ctx) drawStroke(ctx, { ...d.stroke, points: [last, next] }, MARK_COLOR);
   }
 
+  function onCanvasKey(e: KeyboardEvent<HTMLCanvasElement>) {
+    if (disabled) return;
+    const canvas = e.currentTarget;
+    const ctx = canvas.getContext("2d", { willReadFrequently: true });
+    const here = keyPoint ?? { x: size.width / 2, y: size.height / 2 };
+    const step = ARROW_STEPS[e.key];
+    if (step) {
+      e.preventDefault();
+      const box = canvas.getBoundingClientRect();
+      const stride = brushInCanvasPixels(brush, box, size) / 2;
+      const next = walkPoint(here, step, e.shiftKey ? stride * 4 : stride, size);
+      setKeyPoint(next);
+      if (keyStroke && ctx) {
+        keyStroke.points.push(next);
+        drawStroke(ctx, { ...keyStroke, points: [here, next] }, MARK_COLOR);
+      }
+      return;
+    }
+    if (e.key === " " || e.key === "Enter" || e.key === "Escape") {
+      e.preventDefault();
+      if (keyStroke) {
+        setHistory((h) => addStroke(h, keyStroke));
+        setKeyStroke(null);
+        return;
+      }
+      if (e.key === "Escape") return;
+      const box = canvas.getBoundingClientRect();
+      const stroke: Stroke = { mode: tool, size: brushInCanvasPixels(brush, box, size), points: [here] };
+      setKeyPoint(here);
+      if (ctx) drawStroke(ctx, stroke, MARK_COLOR);
+      // Enter paints a dot; Space puts the brush down until the next Space.
+      if (e.key === "Enter") setHistory((h) => addStroke(h, stroke));
+      else setKeyStroke(stroke);
+    }
+  }
+
   function onPointerEnd(e: PointerEvent<HTMLCanvasElement>) {
     const d = drawing.current;
     if (!d || d.pointerId !== e.pointerId) return;
@@ -150,14 +201,24 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
           draggable={false}
           data-testid="edit-source"
         />
+        {/* biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: the canvas takes arrow keys itself, the ARIA "application" pattern */}
         <canvas
           ref={canvasRef}
           width={size.width}
           height={size.height}
-          className={`absolute inset-0 size-full touch-none opacity-60 ${disabled ? "cursor-not-allowed" : "cursor-crosshair"}`}
+          className={`absolute inset-0 size-full touch-none opacity-60 focus-visible:outline-3 focus-visible:-outline-offset-3 focus-visible:outline-safelight-500 ${disabled ? "cursor-not-allowed" : "cursor-crosshair"}`}
           aria-label="Mask: paint over the areas to change"
-          aria-describedby="mask-status"
-          role="img"
+          aria-describedby="mask-status mask-keys"
+          aria-roledescription="mask painter"
+          role="application"
+          tabIndex={disabled ? -1 : 0}
+          onKeyDown={onCanvasKey}
+          onFocus={() => setKeyPoint((p) => p ?? { x: size.width / 2, y: size.height / 2 })}
+          onBlur={() => {
+            if (keyStroke) setHistory((h) => addStroke(h, keyStroke));
+            setKeyStroke(null);
+            setKeyPoint(null);
+          }}
           onPointerDown={onPointerDown}
           onPointerMove={onPointerMove}
           onPointerUp={onPointerEnd}
@@ -165,6 +226,19 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
           onPointerLeave={() => setCursor(null)}
           data-testid="mask-canvas"
         />
+        {keyPoint && !disabled && (
+          <span
+            aria-hidden="true"
+            data-testid="mask-key-brush"
+            className={`pointer-events-none absolute rounded-full border-2 shadow-[0_0_0_1px_rgb(0_0_0/0.6)] ${keyStroke ? "border-safelight-400 bg-white/30" : "border-white border-dashed"}`}
+            style={{
+              width: brush,
+              height: brush,
+              left: `calc(${(keyPoint.x / size.width) * 100}% - ${brush / 2}px)`,
+              top: `calc(${(keyPoint.y / size.height) * 100}% - ${brush / 2}px)`,
+            }}
+          />
+        )}
         {cursor && !disabled && (
           <span
             aria-hidden="true"
@@ -178,6 +252,10 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
           ? "No mask painted: the whole image will change. Paint over a part to change only that."
           : `Painted: about ${percent} % of the image will change; the rest is kept.`}
       </p>
+      <p id="mask-keys" className="text-xs text-stone-600 dark:text-stone-400">
+        Keyboard: Tab to the image, then the arrow keys move the brush (Shift for longer steps), Space puts it down and
+        lifts it, Enter paints a dot, Ctrl+Z undoes.
+      </p>
       <div className="grid gap-3 sm:grid-cols-[auto_1fr] sm:items-end">
         <ChoiceGroup
           legend="Tool"
@@ -187,27 +265,17 @@ export function MaskPainter({ imageUrl, width, height, alt, handleRef, disabled 
           onChange={setTool}
           disabled={disabled}
         />
-        <div>
-          <div className="flex items-baseline justify-between">
-            <label htmlFor="brush-size" className={fieldLabel}>
-              Brush size
-            </label>
-            <output htmlFor="brush-size" className="font-mono text-sm tabular-nums">
-              {brush} px
-            </output>
-          </div>
-          <input
-            id="brush-size"
-            type="range"
-            min={4}
-            max={120}
-            step={2}
-            value={brush}
-            onChange={(e) => setBrush(Number(e.target.value))}
-            disabled={disabled}
-            className="mt-2 w-full accent-safelight-600 dark:accent-safelight-400"
-          />
-        </div>
+        <RangeField
+          id="brush-size"
+          label="Brush size"
+          value={brush}
+          onChange={setBrush}
+          min={4}
+          max={120}
+          step={2}
+          format={(v) => `${v} px`}
+          disabled={disabled}
+        />
       </div>
       <div className="flex flex-wrap gap-2">
         <button

@@ -43,6 +43,23 @@ export function brushInCanvasPixels(cssSize: number, box: Box, canvas: Size): nu
 }
 
 /** The painter's history: every step kept, so undo is replaying all but the last. Immutable. */
+/** Arrow keys as unit directions, for painting with the keyboard. */
+export const ARROW_STEPS: Readonly<Record<string, Point>> = {
+  ArrowLeft: { x: -1, y: 0 },
+  ArrowRight: { x: 1, y: 0 },
+  ArrowUp: { x: 0, y: -1 },
+  ArrowDown: { x: 0, y: 1 },
+};
+
+/** `from` moved `stride` canvas pixels in `direction`, kept inside the canvas. */
+export function walkPoint(from: Point, direction: Point, stride: number, canvas: Size): Point {
+  const clamp = (v: number, max: number) => Math.min(max, Math.max(0, v));
+  return {
+    x: clamp(from.x + direction.x * stride, canvas.width - 1),
+    y: clamp(from.y + direction.y * stride, canvas.height - 1),
+  };
+}
+
 export type MaskHistory = { ops: MaskOp[] };
 
 export const emptyHistory: MaskHistory = { ops: [] };

@@ -2,7 +2,7 @@
 // work queues now, and today's use of the Free plan's global caps. Route health and queues are this instance's.
 import type { Config } from "@/lib/config";
 import type { Engines } from "@/lib/engines";
-import { type RouteHealth, routeHealth } from "@/lib/engines/health";
+import type { RouteHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
 import type { ImageStore } from "@/lib/images/store";
 import type { SweepStats } from "@/lib/images/sweep";
@@ -28,7 +28,7 @@ export type Overview = {
 
 type Deps = {
   sweepStats: SweepStats;
-  engines: Pick<Engines, "describe">;
+  engines: Pick<Engines, "describe" | "routeHealth">;
   quota: QuotaCounters;
   backend: { readonly kind: "sqlite" | "upstash" };
   buckets: Buckets;
@@ -60,7 +60,7 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     deps.images.count().catch(() => null),
   ]);
   return {
-    routes: [...routes].map(([route, models]) => ({ route, models, ...routeHealth(route) })),
+    routes: [...routes].map(([route, models]) => ({ route, models, ...deps.engines.routeHealth(route) })),
     queues: {
       generate: {
         ...deps.queues.generate.stats,

@@ -7,7 +7,7 @@ import { type AttemptOutcome, observeRouteAttempt } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
 import { type CapabilityEnv, variantFor } from "./capabilities";
 import { classifyFailure, type Failure } from "./failures";
-import { recordOutcome } from "./health";
+import type { HealthBook } from "./health";
 import { normalizeImage } from "./normalize";
 import { previewEngine } from "./preview";
 import { runWithProgress } from "./progress";
@@ -19,6 +19,8 @@ export type ChainDeps = {
   callFor: (route: Route) => ProviderCall;
   /** What decides which routes take an image or a mask, and the sibling route they switch to. */
   capabilities: CapabilityEnv;
+  /** Where each attempt's outcome is counted, for /api/status and the console. */
+  health: HealthBook;
 };
 
 const DEFAULT_BUSY_RETRY_AFTER = 30;
@@ -62,7 +64,7 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         );
         const ms = performance.now() - started;
         if (outcome.ok) {
-          recordOutcome(route.id, true, ms);
+          deps.health.record(route.id, true, ms);
           return { ...outcome.image, engine: route.id, ai: true };
         }
         const failure = outcome.failure;
@@ -76,11 +78,11 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         });
         // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
         if (failure.kind === "moderation") {
-          recordOutcome(route.id, true, ms);
+          deps.health.record(route.id, true, ms);
           throw new Moderated();
         }
         if (failure.kind === "cancelled") throw new WorkAborted();
-        recordOutcome(route.id, false, ms);
+        deps.health.record(route.id, false, ms);
         failures.push(failure);
       }
       throw exhaustedError(model, job.requestId, failures);

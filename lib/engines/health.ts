@@ -1,6 +1,6 @@
 // Per-route health in process memory: the recent outcomes and their latencies, so /api/status can say "degraded"
-// while a provider fails and the operators' console can show each route's failures and p50/p95 latency.
-import { processSingleton } from "@/lib/singleton";
+// while a provider fails and the operators' console can show each route's failures and p50/p95 latency. The
+// composition root holds one book per process (inside its Engines).
 
 /** A route whose last WINDOW calls all failed is failing. */
 const WINDOW = 3;
@@ -9,22 +9,30 @@ const KEEP = 100;
 
 type Sample = { ok: boolean; ms: number; at: number };
 
-// One per process, not per module: Next may bundle this module once per route; generate and status must share it.
-const ringsOf = () => processSingleton("route-health", () => new Map<string, Sample[]>());
+export type HealthBook = {
+  /** `ms`: how long the call took, when known. */
+  record(routeId: string, ok: boolean, ms?: number): void;
+  /** True when the route's last WINDOW calls all failed. */
+  isFailing(routeId: string): boolean;
+  /** The recent calls of a route in this process. */
+  of(routeId: string): RouteHealth;
+};
 
-/** `ms`: how long the call took, when known. */
-export function recordOutcome(routeId: string, ok: boolean, ms = Number.NaN): void {
-  const rings = ringsOf();
-  const ring = rings.get(routeId) ?? [];
-  ring.push({ ok, ms, at: Date.now() });
-  if (ring.length > KEEP) ring.shift();
-  rings.set(routeId, ring);
-}
-
-/** True when the route's last WINDOW calls all failed. */
-export function isRouteFailing(routeId: string): boolean {
-  const recent = ringsOf().get(routeId)?.slice(-WINDOW);
-  return recent !== undefined && recent.length === WINDOW && recent.every((s) => !s.ok);
+export function createHealthBook(): HealthBook {
+  const rings = new Map<string, Sample[]>();
+  return {
+    record(routeId, ok, ms = Number.NaN) {
+      const ring = rings.get(routeId) ?? [];
+      ring.push({ ok, ms, at: Date.now() });
+      if (ring.length > KEEP) ring.shift();
+      rings.set(routeId, ring);
+    },
+    isFailing(routeId) {
+      const recent = rings.get(routeId)?.slice(-WINDOW);
+      return recent !== undefined && recent.length === WINDOW && recent.every((s) => !s.ok);
+    },
+    of: (routeId) => summarize(rings.get(routeId) ?? []),
+  };
 }
 
 export type RouteHealth = {
@@ -38,9 +46,7 @@ export type RouteHealth = {
   p95Ms: number | null;
 };
 
-/** The recent calls of a route in this process. */
-export function routeHealth(routeId: string): RouteHealth {
-  const ring = ringsOf().get(routeId) ?? [];
+function summarize(ring: Sample[]): RouteHealth {
   const times = ring
     .map((s) => s.ms)
     .filter((ms) => Number.isFinite(ms))

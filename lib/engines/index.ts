@@ -5,8 +5,9 @@ import { MODEL_NAMES } from "@/lib/catalog/models";
 import type { InputKind } from "@/lib/catalog/route-inputs";
 import { assertModelTakes, type CapabilityEnv, inputsOf, variantFor } from "./capabilities";
 import { createChainEngine } from "./chain";
-import { isRouteFailing } from "./health";
+import { createHealthBook, type HealthBook, type RouteHealth } from "./health";
 import { createLocalCall, describeLocalPools, type PoolDescription } from "./local";
+import { createGpuPools, type GpuPools } from "./local/pool";
 import type { LocalSettings } from "./local/settings";
 import { previewEngine } from "./preview";
 import { createProviderCall } from "./providers";
@@ -29,16 +30,27 @@ export function capabilitiesOf(generation: GenerationSettings): CapabilityEnv {
   return { baseUrls, local, overrides: generation.editOverrides };
 }
 
-export function buildEngine(model: ModelName, { generation }: { generation: GenerationSettings }): ImageEngine {
+/** What a process's engines share: one health book and one set of GPU pools. */
+export type EngineShared = { health: HealthBook; pools: GpuPools };
+
+export const createEngineShared = (): EngineShared => ({ health: createHealthBook(), pools: createGpuPools() });
+
+export function buildEngine(
+  model: ModelName,
+  { generation }: { generation: GenerationSettings },
+  shared: EngineShared = createEngineShared(),
+): ImageEngine {
   const routes = generation.chains[model];
   if (routes.length === 1 && routes[0].provider === PREVIEW_ROUTE) return previewEngine;
   const { credentials, baseUrls } = generation.providers;
   return createChainEngine(model, routes, {
     timeoutMs: generation.timeoutMs,
     capabilities: capabilitiesOf(generation),
+    health: shared.health,
     callFor: (route) => {
       if (route.provider === PREVIEW_ROUTE) throw new Error("preview has no provider call");
-      if (isLocalKind(route.provider)) return createLocalCall(route.provider, route.modelId, generation.local);
+      if (isLocalKind(route.provider))
+        return createLocalCall(route.provider, route.modelId, generation.local, shared.pools);
       // Config has already refused a route without credentials.
       return createProviderCall(route.provider, route.modelId, {
         apiKey: credentials[route.provider] ?? "",
@@ -72,16 +84,19 @@ export type Engines = {
   describe(): EngineDescription[];
   /** The local GPU pools and their servers' health, without their URLs. */
   describeGpuPools(): PoolDescription[];
+  /** A route's recent calls in this process: failures and latency, for the console. */
+  routeHealth(routeId: string): RouteHealth;
 };
 
 export function createEngines(generation: GenerationSettings): Engines {
   const engines = new Map<ModelName, ImageEngine>();
   const capabilities = capabilitiesOf(generation);
+  const shared = createEngineShared();
   return {
     engineFor(model) {
       let engine = engines.get(model);
       if (!engine) {
-        engine = buildEngine(model, { generation });
+        engine = buildEngine(model, { generation }, shared);
         engines.set(model, engine);
       }
       return engine;
@@ -94,19 +109,26 @@ export function createEngines(generation: GenerationSettings): Engines {
       }
       return sizingOf(generation.chains[model][0]);
     },
-    describe: () => MODEL_NAMES.map((name) => describeChain(name, generation.chains[name], capabilities)),
-    describeGpuPools: () => describeLocalPools(generation.local),
+    describe: () =>
+      MODEL_NAMES.map((name) => describeChain(name, generation.chains[name], capabilities, shared.health)),
+    describeGpuPools: () => describeLocalPools(generation.local, shared.pools),
+    routeHealth: (routeId) => shared.health.of(routeId),
   };
 }
 
-function describeChain(name: ModelName, routes: Route[], capabilities: CapabilityEnv): EngineDescription {
+function describeChain(
+  name: ModelName,
+  routes: Route[],
+  capabilities: CapabilityEnv,
+  health: HealthBook,
+): EngineDescription {
   const ai = routes[0].provider !== PREVIEW_ROUTE;
   return {
     name,
     engine: routes[0].id,
     ai,
     configured: routes.some((r) => r.provider !== PREVIEW_ROUTE),
-    routes: routes.map((r) => ({ route: r.id, failing: isRouteFailing(r.id) })),
+    routes: routes.map((r) => ({ route: r.id, failing: health.isFailing(r.id) })),
     inputs: inputsOf(name, routes, capabilities),
   };
 }

@@ -7,6 +7,10 @@ import type { JobRecord } from "./types";
 
 /** How often the store is read while any job is watched: the state-to-event delay is at most about this. */
 export const WATCH_TICK_MS = 250;
+/** The tick while the backend pushes changes (changed()): only a safety net for a lost announcement. */
+export const PUSHED_TICK_MS = 5000;
+/** Pushes within this window share one read: busy jobs cost at most one read per window, not one per change. */
+export const PUSH_COALESCE_MS = 50;
 
 /** Hears every new record of one job, or null once the job is gone from the store. */
 export type JobListener = (job: JobRecord | null) => void;
@@ -14,20 +18,25 @@ export type JobListener = (job: JobRecord | null) => void;
 export type JobWatcher = {
   /** Follows one job until the returned function is called. */
   watch(id: string, listener: JobListener): () => void;
-  /**
-   * Reads now instead of at the next tick: the seam for a backend that can push (Redis pub/sub over REDIS_URL),
-   * which would call it on each change of a watched job and make the tick a slow safety net.
-   */
+  /** Reads now instead of at the next tick. */
   poke(): void;
+  /** A push from the backend: the job changed somewhere; reads now if it is watched here. */
+  changed(id: string): void;
+  /** Whether pushes arrive now; while they do, the tick slows to PUSHED_TICK_MS. */
+  setPushed(live: boolean): void;
   /** Jobs watched right now. */
   readonly size: number;
 };
 
 export function createJobWatcher(
   jobs: Pick<JobStore, "getMany">,
-  opts: { tickMs?: number } = {},
+  opts: { tickMs?: number; pushedTickMs?: number; coalesceMs?: number } = {},
 ): JobWatcher & { close(): void } {
-  const tickMs = opts.tickMs ?? WATCH_TICK_MS;
+  const pollTickMs = opts.tickMs ?? WATCH_TICK_MS;
+  const pushedTickMs = opts.pushedTickMs ?? PUSHED_TICK_MS;
+  let tickMs = pollTickMs;
+  const coalesceMs = opts.coalesceMs ?? PUSH_COALESCE_MS;
+  let pushTimer: NodeJS.Timeout | undefined;
   const listeners = new Map<string, Set<JobListener>>();
   /** The last record heard per job, as JSON: a tick that finds no change tells no one. */
   const last = new Map<string, { text: string; job: JobRecord | null }>();
@@ -73,6 +82,12 @@ export function createJobWatcher(
     return reading;
   };
 
+  const poke = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (listeners.size > 0) void read();
+  };
+
   return {
     watch(id, listener) {
       let set = listeners.get(id);
@@ -99,15 +114,26 @@ export function createJobWatcher(
         }
       };
     },
-    poke() {
-      clearTimeout(timer);
-      timer = undefined;
-      if (listeners.size > 0) void read();
+    poke,
+    changed(id) {
+      if (!listeners.has(id) || pushTimer) return;
+      pushTimer = setTimeout(() => {
+        pushTimer = undefined;
+        poke();
+      }, coalesceMs);
+    },
+    setPushed(live) {
+      const next = live ? pushedTickMs : pollTickMs;
+      if (next === tickMs) return;
+      tickMs = next;
+      // Pushes lost: read now and poll at the normal tick again. Pushes back: the next tick is a slow one.
+      poke();
     },
     get size() {
       return listeners.size;
     },
     close() {
+      clearTimeout(pushTimer);
       clearTimeout(timer);
       timer = undefined;
       listeners.clear();

@@ -2,14 +2,13 @@
 // or the GPU pool has every server out), and `ejected` for readiness: failing now, within the same 30 s time-out a
 // GPU server gets. A provider outage does not keep an instance out of rotation forever after nobody can call it.
 import type { Engines } from "@/lib/engines";
-import { routeHealth } from "@/lib/engines/health";
 import type { PoolDescription } from "@/lib/engines/local";
 import { EJECT_MS } from "@/lib/engines/local/pool";
 
 export type RouteState = { model: string; route: string; failing: boolean; ejected: boolean };
 
 export function describeRouteStates(
-  engines: Pick<Engines, "describe" | "describeGpuPools">,
+  engines: Pick<Engines, "describe" | "describeGpuPools" | "routeHealth">,
   now = Date.now(),
 ): RouteState[] {
   const pools: PoolDescription[] = engines.describeGpuPools();
@@ -17,7 +16,7 @@ export function describeRouteStates(
   return engines.describe().flatMap((m) =>
     m.routes.map((r) => {
       const poolOut = allOut.has(r.route.split(":")[0]);
-      const lastFailure = r.failing ? Date.parse(routeHealth(r.route).lastFailureAt ?? "") : Number.NaN;
+      const lastFailure = r.failing ? Date.parse(engines.routeHealth(r.route).lastFailureAt ?? "") : Number.NaN;
       return {
         model: m.name,
         route: r.route,

@@ -138,6 +138,61 @@ export class TcpRedis {
     return this.command(["SCRIPT", "LOAD", script]);
   }
 
+  publish(channel: string, message: string): Promise<number> {
+    return this.command(["PUBLISH", channel, message]);
+  }
+
+  /**
+   * Listens on `channel` over a connection of its own, which reconnects in the background (and subscribes again)
+   * after Redis goes away; `onLive` hears when messages can arrive and when they cannot. Returns the stop function.
+   */
+  subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    onLive: (live: boolean) => void,
+  ): () => Promise<void> {
+    const sub = this.client.duplicate({
+      disableOfflineQueue: false,
+      socket: {
+        connectTimeout: this.timeoutMs,
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000),
+      },
+    });
+    let live = false;
+    const setLive = (next: boolean) => {
+      if (next === live) return;
+      live = next;
+      onLive(next);
+    };
+    sub.on("error", () => setLive(false));
+    sub.on("end", () => setLive(false));
+    // Live once subscribed; after a reconnect the client subscribes again before it reports ready.
+    let subscribed = false;
+    sub.on("ready", () => subscribed && setLive(true));
+    sub.unref();
+    let stopped = false;
+    const started = sub
+      .connect()
+      .then(() => sub.subscribe(channel, (message: string) => onMessage(message)))
+      .then(() => {
+        subscribed = true;
+        setLive(sub.isReady);
+      })
+      .catch((err: unknown) => {
+        setLive(false);
+        log.warn("redis: subscribe failed; polling instead", {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      });
+    return async () => {
+      if (stopped) return;
+      stopped = true;
+      await started;
+      setLive(false);
+      if (sub.isOpen) await sub.close().catch(() => undefined);
+    };
+  }
+
   ping(): Promise<string> {
     return this.command(["PING"]);
   }

@@ -1,11 +1,13 @@
 // The Redis backend: every repository on one client, so quotas, keys, the waitlist, jobs and images are shared by
 // every instance. openUpstashBackend builds the client for Upstash's REST API; openRedisBackend takes any client
 // that offers RedisClient's commands.
+import { announcingJobStore, type JobChangeFeed } from "@/lib/jobs/changes";
 import { noUsageHistory } from "@/lib/usage/history";
 import type { Backend, BackendOptions } from "./backend";
 import { openUpstashImageStore } from "./images-upstash";
 import { openUpstashIdempotency, openUpstashJobStore } from "./jobs-upstash";
 import { createRedisClient, type RedisClient, type RedisOptions } from "./redis-client";
+import { TcpRedis } from "./redis-tcp";
 import { openUpstashQuota } from "./upstash";
 import { openUpstashKeys } from "./upstash-keys";
 import { openUpstashSessions } from "./upstash-sessions";
@@ -14,13 +16,31 @@ import { openUpstashAuditLog, openUpstashWaitlist } from "./upstash-waitlist";
 import { openUpstashUsageHistory } from "./usage-history-upstash";
 import { openUpstashWebhookOutbox } from "./webhooks-upstash";
 
-export type RedisBackend = Backend & { readonly kind: "upstash"; client: RedisClient };
+export type RedisBackend = Backend & {
+  readonly kind: "upstash";
+  client: RedisClient;
+  /** Job changes pushed between instances: over REDIS_URL only (REST has no subscriptions, and each publish costs). */
+  jobChanges?: JobChangeFeed;
+};
+
+const JOB_CHANNEL = "darkroom:jobs:changed";
+
+function jobChangeFeed(client: TcpRedis): JobChangeFeed {
+  return {
+    publish: async (id) => {
+      await client.publish(JOB_CHANNEL, id);
+    },
+    subscribe: (onChange, onLive) => client.subscribe(JOB_CHANNEL, onChange, onLive),
+  };
+}
 
 export function openRedisBackend(client: RedisClient, opts: BackendOptions): RedisBackend {
   const usage =
     opts.usageHistoryDays === 0 ? noUsageHistory : openUpstashUsageHistory(client, { keepDays: opts.usageHistoryDays });
   const images = openUpstashImageStore(client);
   const webhooks = openUpstashWebhookOutbox(client);
+  const jobChanges = client instanceof TcpRedis ? jobChangeFeed(client) : undefined;
+  const jobs = openUpstashJobStore(client);
   return {
     kind: "upstash",
     client,
@@ -31,7 +51,8 @@ export function openRedisBackend(client: RedisClient, opts: BackendOptions): Red
     sessions: openUpstashSessions(client),
     attempts: openUpstashSlidingWindow(client),
     images,
-    jobs: openUpstashJobStore(client),
+    jobs: jobChanges ? announcingJobStore(jobs, jobChanges) : jobs,
+    jobChanges,
     idempotency: openUpstashIdempotency(client),
     webhooks,
     usage,

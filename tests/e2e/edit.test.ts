@@ -339,6 +339,64 @@ test("on a phone a finger paints the mask (touch events), without scrolling the 
   await context.close();
 });
 
+test("the keyboard paints the mask: Tab to the canvas, arrows move the brush, Space draws, Enter dots", async () => {
+  const { page, context, problems } = await openPage(browser);
+  const sentForms = await recordForms(page);
+  await page.goto(`${app.url}/`);
+  await page.getByTestId("usage-meter").waitFor();
+  await page.getByRole("radio", { name: "Edit an image" }).check();
+  await page.locator("#image-file").setInputFiles({ name: "street.png", mimeType: "image/png", buffer: photo });
+  const canvas = page.getByTestId("mask-canvas");
+  await canvas.waitFor();
+  await page.getByRole("slider", { name: "Brush size" }).fill("40");
+  // Reached with Tab, straight after the "Remove image" button.
+  await page.getByRole("button", { name: "Remove image" }).focus();
+  await page.keyboard.press("Tab");
+  assert.equal(await canvas.evaluate((c) => c === document.activeElement), true, "Tab reaches the canvas");
+  assert.equal(await canvas.getAttribute("role"), "application");
+  await page.getByTestId("mask-key-brush").waitFor();
+
+  // Moves are half a brush in the photo's pixels (Shift: four times that).
+  const box = await canvas.boundingBox();
+  assert.ok(box);
+  const stride = (40 * (W / box.width)) / 2;
+  // Enter at the start (the centre) paints a dot; three steps up, then Space, four steps right, Space: a stroke.
+  await page.keyboard.press("Enter");
+  await page.getByTestId("mask-status").filter({ hasText: "Painted: about" }).waitFor();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Space");
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Space");
+  await screenshotAll(page, "edit-keyboard-mask");
+  assert.deepEqual(await axeBothThemes(page), []);
+  // Ctrl+Z undoes the stroke; it is drawn again leftwards from its end, and Escape lifts the brush.
+  await page.keyboard.press("Control+z");
+  await page.keyboard.press("Space");
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("Escape");
+  // A Shift step jumps four times as far, and a stray dot there is undone.
+  await page.keyboard.press("Shift+ArrowDown");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Control+z");
+
+  await page.getByRole("textbox", { name: "Prompt" }).fill("a paper lantern");
+  await page.getByTestId("generate").click();
+  await page.getByTestId("result-image").waitFor({ timeout: 60_000 });
+  const [form] = await sentForms();
+  const mask = await maskPixels(form.files.mask);
+  assert.deepEqual([mask.width, mask.height], [W, H]);
+  const [cx, cy] = [W / 2, H / 2];
+  const row = cy - 3 * stride;
+  assert.equal(mask.at(cx, cy), 255, "the Enter dot at the centre is white");
+  assert.equal(mask.at(cx + 2 * stride, row), 255, "the redrawn stroke is white");
+  assert.equal(mask.at(cx + 7 * stride, row), 0, "past the stroke's end, black");
+  assert.equal(mask.at(cx + 2 * stride, cy - 1.5 * stride), 0, "between the stroke and the dot, black");
+  assert.equal(mask.at(cx + 4 * stride, row + 4 * stride), 0, "the undone dot: black");
+  assert.equal(mask.at(W * 0.1, H * 0.9), 0, "never painted: black");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("pasting or dropping an image starts an edit of it; without a mask the whole image is sent", async () => {
   const { page, context, problems } = await openPage(browser);
   const sentForms = await recordForms(page);

@@ -15,6 +15,16 @@ const NEXT = /^next(\/|$)/;
 
 const files = fileGraph(ROOT, ["lib"]);
 
+/** The source files under `roots` (folders or files) whose text matches `pattern`, sorted. */
+function callersOf(pattern: RegExp, roots: string[]): string[] {
+  const found: string[] = [];
+  for (const root of roots) {
+    for (const rel of sourcesUnder(ROOT, root))
+      if (pattern.test(fs.readFileSync(path.join(ROOT, rel), "utf8"))) found.push(rel);
+  }
+  return found.sort();
+}
+
 describe("layers", () => {
   it("reads every file under lib/", () => {
     assert.ok(files.size > 180, `found only ${files.size} files`);
@@ -40,6 +50,33 @@ describe("layers", () => {
 
   it("has no import circle between files", () => {
     assert.deepEqual(cyclesOf(files), []);
+  });
+
+  it("reads the configuration only in the composition root and server.ts", () => {
+    const roots = new Set(["lib/config.ts", "lib/services.ts", "server.ts"]);
+    const readers = callersOf(/\bgetConfig\(\)/, ["lib", "app", "components", "scripts", "server.ts"]);
+    assert.ok(readers.includes("lib/services.ts"), "the root reads it");
+    assert.deepEqual(
+      readers.filter((f) => !roots.has(f)),
+      [],
+    );
+  });
+
+  it("holds process-wide state only in the composition root, apart from observability", () => {
+    // The metrics registry and the tracing switch are process-global like the logger: every module copy reports
+    // into the one registry that /metrics serves.
+    const allowed = new Set([
+      "lib/services.ts",
+      "lib/singleton.ts",
+      "lib/metrics/index.ts",
+      "lib/metrics/trace.ts",
+      "lib/webhooks/worker.ts",
+    ]);
+    const holders = callersOf(/\bprocessSingleton\(/, ["lib", "app", "components", "scripts", "server.ts"]);
+    assert.deepEqual(
+      holders.filter((f) => !allowed.has(f)),
+      [],
+    );
   });
 
   it("catches a folder cycle, direct or round three folders, and a file circle", () => {

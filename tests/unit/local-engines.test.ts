@@ -6,11 +6,11 @@ import sharp from "sharp";
 import { MODEL_NAMES, MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
 import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { parseConfig } from "@/lib/config";
-import { buildEngine } from "@/lib/engines";
+import { buildEngine, createEngineShared } from "@/lib/engines";
 import { ProviderError } from "@/lib/engines/failures";
 import { describeLocalPools } from "@/lib/engines/local";
 import { LocalServerError } from "@/lib/engines/local/http";
-import { EJECT_MS, poolFor, ServerPool } from "@/lib/engines/local/pool";
+import { EJECT_MS, ServerPool } from "@/lib/engines/local/pool";
 import type { GenerateJob, WorkProgress } from "@/lib/engines/types";
 import { ChainExhausted, WorkAborted } from "@/lib/errors";
 import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
@@ -33,8 +33,12 @@ async function a1111(opts?: Parameters<typeof startA1111Fake>[0]): Promise<A1111
   return fake;
 }
 
+// One process's engines share their GPU pools; the tests read the pools' health through the same object.
+const shared = createEngineShared();
+const poolFor = shared.pools;
+
 function engineOf(model: ModelName, env: Record<string, string>) {
-  return buildEngine(model, parseConfig({ NODE_ENV: "test", GENERATION_TIMEOUT_MS: "10000", ...env }));
+  return buildEngine(model, parseConfig({ NODE_ENV: "test", GENERATION_TIMEOUT_MS: "10000", ...env }), shared);
 }
 
 function jobFor(model: ModelName, ratio: Ratio, extra: Partial<GenerateJob> = {}): GenerateJob {
@@ -255,7 +259,7 @@ describe("pools", () => {
   it("lists servers by position and health only, without their URLs", async () => {
     const fake = await comfy();
     const config = parseConfig({ NODE_ENV: "test", COMFYUI_URLS: fake.url, A1111_URLS: "http://127.0.0.1:9" });
-    const text = JSON.stringify(describeLocalPools(config.generation.local));
+    const text = JSON.stringify(describeLocalPools(config.generation.local, poolFor));
     assert.deepEqual(JSON.parse(text), [
       { kind: "comfyui", servers: [{ server: 1, health: "ok", in_flight: 0, queue: null }] },
       { kind: "a1111", servers: [{ server: 1, health: "ok", in_flight: 0, queue: null }] },
@@ -375,6 +379,7 @@ describe("ComfyUI: cancel", () => {
     const engine = buildEngine(
       "gamma-xl-1024-v1-0",
       parseConfig({ NODE_ENV: "test", COMFYUI_URLS: fake.url, GENERATION_TIMEOUT_MS: "600" }),
+      shared,
     );
     await assert.rejects(engine.generate(jobFor("gamma-xl-1024-v1-0", "1:1")), ChainExhausted);
     await waitFor("POST /interrupt", () => paths(fake).includes("POST /api/interrupt"));

@@ -1,7 +1,12 @@
 // Route health for status and the console: failing after three failures in a row, and p50/p95 over recent calls.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { isRouteFailing, recordOutcome, routeHealth } from "@/lib/engines/health";
+import { createHealthBook } from "@/lib/engines/health";
+
+const book = createHealthBook();
+const routeHealth = book.of;
+const recordOutcome = book.record;
+const isRouteFailing = book.isFailing;
 
 it("keeps the last 100 calls of a route, with failures and latency percentiles", () => {
   const route = `test:${Math.random()}`;

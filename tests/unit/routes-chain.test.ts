@@ -5,8 +5,7 @@ import sharp from "sharp";
 import { MODELS, type ModelName, type Ratio } from "@/lib/catalog/models";
 import { applyStyle, type StyleName } from "@/lib/catalog/styles";
 import { parseConfig } from "@/lib/config";
-import { buildEngine } from "@/lib/engines";
-import { isRouteFailing } from "@/lib/engines/health";
+import { buildEngine, createEngineShared } from "@/lib/engines";
 import type { GenerateJob, ImageEngine, WorkProgress } from "@/lib/engines/types";
 import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { CHAINS, type Fakes, startAllFakes } from "../fakes";
@@ -14,16 +13,17 @@ import type { Fake } from "../fakes/fake-server";
 
 let fakes: Fakes;
 let engines: Record<ModelName, ImageEngine>;
+const shared = createEngineShared();
 const TIMEOUT_MS = 1500;
 
 before(async () => {
   fakes = await startAllFakes();
   const config = parseConfig({ NODE_ENV: "test", ...fakes.env, GENERATION_TIMEOUT_MS: String(TIMEOUT_MS) });
   engines = {
-    "alpha-pro": buildEngine("alpha-pro", config),
-    "beta-3": buildEngine("beta-3", config),
-    "gamma-xl-1024-v1-0": buildEngine("gamma-xl-1024-v1-0", config),
-    "alpha-schnell": buildEngine("alpha-schnell", config),
+    "alpha-pro": buildEngine("alpha-pro", config, shared),
+    "beta-3": buildEngine("beta-3", config, shared),
+    "gamma-xl-1024-v1-0": buildEngine("gamma-xl-1024-v1-0", config, shared),
+    "alpha-schnell": buildEngine("alpha-schnell", config, shared),
   };
 });
 after(() => fakes.closeAll());
@@ -261,10 +261,10 @@ describe("failures", () => {
   it("marks a route failing after its last 3 calls failed, and healthy again after a success", async () => {
     fakes.openai.variant = "gpt-image-down";
     for (let i = 0; i < 3; i++) await engines["beta-3"].generate(jobFor("beta-3", "1:1"));
-    assert.equal(isRouteFailing("openai:gpt-image-1"), true);
+    assert.equal(shared.health.isFailing("openai:gpt-image-1"), true);
     fakes.openai.variant = "";
     await engines["beta-3"].generate(jobFor("beta-3", "1:1"));
-    assert.equal(isRouteFailing("openai:gpt-image-1"), false);
+    assert.equal(shared.health.isFailing("openai:gpt-image-1"), false);
   });
 
   it("stops at once when the client goes away", async () => {

@@ -3,7 +3,6 @@
 import { ProviderError } from "@/lib/engines/failures";
 import type { LocalKind } from "@/lib/engines/routes";
 import { log } from "@/lib/log";
-import { processSingleton } from "@/lib/singleton";
 import { isRefused } from "./http";
 
 export const FAILURES_TO_EJECT = 3;
@@ -182,14 +181,18 @@ export class ServerPool {
   }
 }
 
-/** One pool per kind and server list per process, shared by every route that uses it and by /api/status. */
-export function poolFor(kind: LocalKind, urls: readonly string[]): ServerPool {
-  const pools = processSingleton("gpu-pools", () => new Map<string, ServerPool>());
-  const key = `${kind} ${urls.join(",")}`;
-  let pool = pools.get(key);
-  if (!pool) {
-    pool = new ServerPool(kind, urls);
-    pools.set(key, pool);
-  }
-  return pool;
+/** One pool per kind and server list, shared by every route that uses it and by /api/status. */
+export type GpuPools = (kind: LocalKind, urls: readonly string[]) => ServerPool;
+
+export function createGpuPools(): GpuPools {
+  const pools = new Map<string, ServerPool>();
+  return (kind, urls) => {
+    const key = `${kind} ${urls.join(",")}`;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new ServerPool(kind, urls);
+      pools.set(key, pool);
+    }
+    return pool;
+  };
 }
