@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { sessionCookieValue } from "@/lib/api/admin-auth";
+import { keyListView, waitlistEntryView } from "@/lib/schemas/admin";
 import { type App, createKey, runScript, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, type CallOptions, call, enhance, generate, type Reply } from "../helpers/http";
@@ -651,7 +652,8 @@ export function runAdminSuite(backend: Backend) {
       for (const e of emails) await signUp(e);
       const list = await runScript(app, "waitlist", ["list", "--format", "json"]);
       assert.equal(list.code, 0, list.stderr);
-      const entries = JSON.parse(list.lines.join("\n")) as { id: string; email: string; status: string }[];
+      // The same shape as GET /api/admin/waitlist's entries, one schema for both.
+      const entries = waitlistEntryView.array().parse(JSON.parse(list.lines.join("\n")));
       const [a, b] = emails.map((e) => entries.find((x) => x.email === e));
       assert.ok(a && b && a.status === "pending");
 
@@ -688,6 +690,24 @@ export function runAdminSuite(backend: Backend) {
         200,
       );
       assert.equal((await runScript(app, "keys", ["limit", keyId, "-3"])).code, 2);
+
+      // The keys as GET /api/admin/keys lists them, with the limit just set.
+      const listed = await runScript(app, "keys", ["list", "--json"]);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = keyListView.shape.keys.parse(JSON.parse(listed.lines.join("\n")));
+      const api = (await admin("/api/admin/keys")).json.keys as { id: string; daily_limit: number }[];
+      const stable = (k?: { id: string; label: string; last4: string; daily_limit: number; default_limit: boolean }) =>
+        k && [k.id, k.label, k.last4, k.daily_limit, k.default_limit];
+      assert.deepEqual(
+        stable(rows.find((k) => k.id === keyId)),
+        stable(keyListView.shape.keys.parse(api).find((k) => k.id === keyId)),
+      );
+      assert.ok(stable(rows.find((k) => k.id === keyId)));
+      assert.equal(
+        (await runScript(app, "keys", ["create", "--label", "bad", "--email", "not-an-email"])).code,
+        2,
+        "the CLI validates with the API's schema",
+      );
 
       const created = await runScript(app, "keys", ["create", "--label", "with secret"]);
       const at = created.lines.findIndex((l) => /whsec_[A-Za-z0-9+/]{43}=/.test(l));
