@@ -59,3 +59,19 @@ it("with a store that cannot count: the right secret still opens, a wrong one fa
   await assert.rejects(attemptSecret(down, SIGN_IN_ATTEMPTS, "ip:b", "wrong", TOKEN), StoreUnavailable);
   await assert.rejects(attemptSecret(down, SIGN_IN_ATTEMPTS, "ip:b", undefined, TOKEN), StoreUnavailable);
 });
+
+it("slides: the previous hour's attempts weigh by how much of it is still inside the window (SQLite)", async () => {
+  const bucket = { name: "slide", limit: 10, windowMs: 3_600_000 };
+  const hour = Math.floor(Date.now() / bucket.windowMs) * bucket.windowMs - 2 * bucket.windowMs;
+  for (let i = 0; i < 10; i++) assert.equal((await b.attempts.take(bucket, "ip:s", hour + 50 * 60_000)).ok, true);
+  assert.equal((await b.attempts.take(bucket, "ip:s", hour + 59 * 60_000)).ok, false, "full at the end of the hour");
+  // Half-way through the next hour, half of the previous hour's ten still count: five more fit.
+  const next = hour + bucket.windowMs;
+  const halfway = await Promise.all(
+    Array.from({ length: 8 }, () => b.attempts.take(bucket, "ip:s", next + 30 * 60_000)),
+  );
+  assert.equal(halfway.filter((t) => t.ok).length, 5);
+  // Near the end of it, the previous hour has slid out: only this hour's five count.
+  const late = await Promise.all(Array.from({ length: 8 }, () => b.attempts.take(bucket, "ip:s", next + 59 * 60_000)));
+  assert.equal(late.filter((t) => t.ok).length, 5);
+});
