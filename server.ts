@@ -7,6 +7,7 @@ import path from "node:path";
 import next from "next";
 import { serveCdnRequest } from "./app/cdn/serve-node";
 import { ConfigError, parseConfig } from "./lib/config";
+import { ShuttingDown } from "./lib/errors";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
@@ -15,7 +16,6 @@ import { loadRouteMatcher } from "./lib/metrics/routes";
 import { parseTrustedProxies, resolveClientIp, resolveClientProto } from "./lib/net/client-ip";
 import { PEER_IP_HEADER, PEER_PROTO_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
-import { trackWork, whenIdle, workInFlight } from "./lib/ops/drain";
 import { getServices } from "./lib/services";
 
 async function main() {
@@ -52,14 +52,16 @@ async function main() {
   const cdn = storage.kind === "local" ? storage : null;
 
   const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
-  let draining = false;
+  const drain = svc.drain;
   const server = http.createServer((req, res) => {
     timeRequest(req, res, routeOf);
     // While draining, each answer closes its connection, so keep-alive clients reconnect to another instance.
-    if (draining) res.setHeader("Connection", "close");
+    if (drain.draining) res.setHeader("Connection", "close");
     if (cdn && serveCdnRequest(cdn, req, res)) return;
+    // A request that arrives while draining (on a connection already open) is turned away before any work.
+    if (drain.draining) return sendError(res, "busy", new ShuttingDown());
     // A request is in flight until its answer is sent; event streams stay open by design and are not waited for.
-    if (!req.headers.accept?.includes("text/event-stream")) trackWork(new Promise((done) => res.once("close", done)));
+    if (!req.headers.accept?.includes("text/event-stream")) drain.track(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     delete req.headers[PEER_PROTO_HEADER];
@@ -76,14 +78,7 @@ async function main() {
     handle(req, res).catch((err: unknown) => {
       log.error("request handler crashed", describeError(err));
       if (!res.headersSent) {
-        res.statusCode = 500;
-        res.setHeader("Content-Type", "application/json");
-        res.end(
-          JSON.stringify({
-            success: false,
-            error: { code: "server_error", message: "Unexpected server error.", request_id: "" },
-          }),
-        );
+        sendError(res, "server_error", new Error("Unexpected server error."));
       } else {
         res.destroy();
       }
@@ -94,22 +89,29 @@ async function main() {
   server.requestTimeout = 300_000;
   server.keepAliveTimeout = 5_000;
 
-  // SIGTERM drains: no new connections, idle ones closed, in-flight requests and this instance's jobs finish (up to
-  // SHUTDOWN_GRACE_MS), the store closes, then exit. Jobs still running after that are failed and refunded by another instance's
-  // lease sweep. Repeated signals (npm and tsx relay the one a process group gets) change nothing.
+  // SIGTERM drains: no new connections; requests on connections already open get 503 busy with Retry-After; the
+  // requests and this instance's jobs in flight finish within their own deadlines, up to SHUTDOWN_GRACE_MS. What
+  // still runs then is stopped through its own error path (a 503 for a request, a failed job; units given back,
+  // Idempotency-Keys released), the store closes, and the process exits 0. Repeated signals (npm and tsx relay the
+  // one a process group gets) change nothing.
   const shutdown = async (signal: NodeJS.Signals) => {
-    if (draining) return;
-    draining = true;
-    console.log(`darkroom: ${signal}: draining ${workInFlight()} in-flight request(s) and job(s)…`);
+    if (drain.draining) return;
+    drain.begin();
+    console.log(`darkroom: ${signal}: draining ${drain.inFlight()} in-flight request(s) and job(s)…`);
     server.close();
-    server.closeIdleConnections();
-    const idle = await whenIdle(config.shutdownGraceMs);
+    if (!(await drain.whenIdle(config.shutdownGraceMs))) {
+      console.log(
+        `darkroom: ${drain.inFlight()} still in flight after ${config.shutdownGraceMs} ms; stopping them (refunded)`,
+      );
+      drain.stopRemaining();
+      await drain.whenIdle(STOP_WAIT_MS);
+    }
     // The store's background work stops (and writes what it holds) before the process goes.
     await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
     console.log(
-      idle
+      drain.inFlight() === 0
         ? "darkroom: drained; exiting"
-        : `darkroom: ${workInFlight()} still in flight after ${config.shutdownGraceMs} ms; exiting`,
+        : `darkroom: ${drain.inFlight()} still in flight after being stopped; exiting`,
     );
     process.exit(0);
   };
@@ -141,6 +143,20 @@ async function main() {
       }),
     );
   });
+}
+
+/** How long work stopped at the end of the grace has to answer and give its units back. */
+const STOP_WAIT_MS = 10_000;
+
+/** The contract's error body, for answers given here before any route runs. */
+function sendError(res: http.ServerResponse, code: "busy" | "server_error", err: Error & { retryAfterS?: number }) {
+  const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
+  res.statusCode = code === "busy" ? 503 : 500;
+  res.setHeader("Content-Type", "application/json");
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Request-Id", requestId);
+  if (err.retryAfterS !== undefined) res.setHeader("Retry-After", String(err.retryAfterS));
+  res.end(JSON.stringify({ success: false, error: { code, message: err.message, request_id: requestId } }));
 }
 
 main().catch((err: unknown) => {

@@ -87,9 +87,13 @@ const envSchema = z
     ...providerShape(),
     // How long an instance's claim on its async jobs lasts unrenewed; a dead instance's jobs fail after it.
     JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+    // How long a running Idempotency-Key claim lasts unrenewed; a dead request's key is free (and its unit back)
+    // after it. At most a minute, so that with the sweep's interval the contract's 2 minutes hold.
+    IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(1000).max(60_000).default(30_000),
     GENERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
-    // On SIGTERM, how long in-flight requests and jobs may take to finish before the process exits anyway.
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    // On SIGTERM, how long in-flight requests and jobs may take to finish before what remains is stopped (and
+    // refunded) and the process exits. At most 10 minutes: longer than any request's own deadline.
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
     WEBHOOK_ALLOW_HOSTS: optionalText.pipe(
       z
@@ -353,6 +357,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     jobs: { leaseMs: env.JOB_LEASE_MS },
+    idempotency: { leaseMs: env.IDEMPOTENCY_LEASE_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     images: {
       retentionDays: env.IMAGE_RETENTION_DAYS,

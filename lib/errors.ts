@@ -45,6 +45,17 @@ export class QueueFull extends DomainError {
   }
 }
 
+/** The process is shutting down and its grace is over: the work still running is stopped, nothing is charged. */
+export class ShuttingDown extends DomainError {
+  static override readonly kind = "ShuttingDown";
+  constructor(
+    readonly retryAfterS = 5,
+    message = "The server is restarting. Please retry in a few seconds.",
+  ) {
+    super(message);
+  }
+}
+
 /** The quota store (SQLite or Redis) cannot answer now: locked, full, unreachable or timed out. */
 export class StoreUnavailable extends DomainError {
   static override readonly kind = "StoreUnavailable";

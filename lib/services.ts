@@ -8,12 +8,15 @@ import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
 import { createEngines, type Engines } from "@/lib/engines";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
+import { reclaimLapsedClaims } from "@/lib/idempotency/idempotency";
 import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
 import { announceJob } from "@/lib/jobs/webhook";
+import { describeError, log } from "@/lib/log";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
+import { Drain } from "@/lib/ops/drain";
 import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
 import { type Buckets, bucketsOf } from "@/lib/quota/policies";
@@ -70,6 +73,8 @@ export type Services = Repositories & {
   /** One reader of the job store for every open event stream on this instance. */
   jobWatch: JobWatcher;
   runner: JobRunner;
+  /** This process's work in flight, and the signal that stops it at shutdown (server.ts drains it). */
+  drain: Drain;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
@@ -96,6 +101,7 @@ export function createServices(
   const backend = overrides.backend ?? openBackend(config);
   const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend as Backend;
   const pepper = loadPepper(config.dataDir, config.keyPepper);
+  const drain = new Drain();
   return {
     ...repositories,
     config,
@@ -117,7 +123,8 @@ export function createServices(
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobWatch: createJobWatcher(repositories.jobs),
-    runner: createJobRunner(config, { ...repositories, pepper }),
+    runner: createJobRunner(config, { ...repositories, pepper }, drain),
+    drain,
   };
 }
 
@@ -127,6 +134,7 @@ export function createServices(
  */
 export function startBackground(svc: Services): void {
   svc.runner.watch();
+  startIdempotencySweep(svc);
   followJobChanges(svc.backend, svc.jobWatch);
   startWebhookWorker({
     store: svc.webhooks,
@@ -135,6 +143,19 @@ export function startBackground(svc: Services): void {
       await svc.jobs.transition(jobId, ALL_STATUSES, { webhook });
     },
   });
+}
+
+/**
+ * Every live instance takes over the Idempotency-Key claims whose request died with its instance (the lease
+ * lapsed) and gives their units back: within IDEMPOTENCY_LEASE_MS and this interval, well inside 2 minutes.
+ */
+function startIdempotencySweep(svc: Services): void {
+  const sweep = () =>
+    void reclaimLapsedClaims(svc.idempotency, (units) => refundUnits(svc.quota, units)).catch((err: unknown) =>
+      log.warn("idempotency sweep failed", describeError(err)),
+    );
+  setInterval(sweep, Math.min(15_000, svc.config.idempotency.leaseMs / 2)).unref();
+  sweep();
 }
 
 export function getServices(): Services {
@@ -148,8 +169,10 @@ export function getServices(): Services {
 function createJobRunner(
   config: Config,
   deps: Pick<Services, "quota" | "jobs" | "webhooks" | "keys" | "usage" | "pepper">,
+  drain: Drain,
 ): JobRunner {
   return new JobRunner({
+    drain,
     jobs: deps.jobs,
     refund: (units: HeldUnit[]) => refundUnits(deps.quota, units),
     describeFailure: (err, jobId) => {

@@ -6,7 +6,7 @@ import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/l
 import type { Caller } from "@/lib/auth/types";
 import { Idempotency } from "@/lib/idempotency/idempotency";
 import { observeQuotaRefusal } from "@/lib/metrics";
-import { chargesFor, Quota, waitlistCharges } from "@/lib/quota/ledger";
+import { chargesFor, Quota, refundUnits, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
 import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
@@ -23,7 +23,7 @@ export type RouteContext = {
   svc: Services;
   /** This request's quota: take before costly work; the wrapper settles it and reports it in the headers. */
   quota: Quota;
-  /** Aborts when the client disconnects. */
+  /** Aborts when the client disconnects, or when a shutdown's grace is over (the unit then goes back). */
   readonly signal: AbortSignal;
   /** The app's own origin, for URLs when no CDN base is set. */
   readonly origin: string;
@@ -87,8 +87,10 @@ export function withApi(
     let idempotency: Idempotency | undefined;
     let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
     let plan = "free";
+    let stopping: AbortSignal | undefined;
     try {
       const svc = getServices();
+      stopping = svc.drain.stopping;
       const ip = readClientIp(req, svc);
       const abandoned = () => req.signal.aborted;
       // A 401 describes the caller IP's Free generation bucket.
@@ -101,7 +103,11 @@ export function withApi(
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
-      idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"));
+      idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"), {
+        leaseMs: svc.config.idempotency.leaseMs,
+        refund: (units) => refundUnits(svc.quota, units),
+      });
+      quota.follow(idempotency.holding);
       recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
       const result = await handler({
         req,
@@ -112,7 +118,7 @@ export function withApi(
         idempotency,
         // Building these costs something in Next; only the routes that need them read them.
         get signal() {
-          return req.signal;
+          return AbortSignal.any([req.signal, svc.drain.stopping]);
         },
         get origin() {
           return originOf(req);
@@ -129,7 +135,8 @@ export function withApi(
       }
       return response;
     } catch (err) {
-      const apiError = toApiError(err, requestId);
+      // Work stopped by a shutdown fails as the shutdown (503 busy, Retry-After), whatever the engine made of it.
+      const apiError = toApiError(stopping?.aborted && !(err instanceof ApiError) ? stopping.reason : err, requestId);
       if (apiError.code === "rate_limited") observeQuotaRefusal(plan, endpoint);
       await quota?.fail().catch((e) => toApiError(e, requestId));
       await idempotency?.release().catch((e) => toApiError(e, requestId));

@@ -1,34 +1,63 @@
 // The Idempotency-Key bookkeeping of a request: the first one with a key does the work, a replay gets its answer.
+// A first request still running holds a short lease on its key, renewed while it runs, and records the units of
+// quota it holds; when its instance dies the lease lapses, and the next request with the key (or any instance's
+// sweep) takes the claim over and gives those units back, once.
 import crypto from "node:crypto";
 import type { Caller } from "@/lib/auth/types";
+import { describeError, log } from "@/lib/log";
+import type { HeldUnit } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
 
 export type StoredResponse = { status: number; body: string; headers: Record<string, string> };
 export type IdempotencyRecord = { fingerprint: string; response: StoredResponse | null };
 
-/** Where idempotency records live: beside the jobs, in the store backend. */
+/** A claim being made: the request's fingerprint, its own token, and how long its lease lasts unrenewed. */
+export type NewClaim = { fingerprint: string; token: string; leaseMs: number };
+
+/**
+ * The answer to a claim: ours (with the units a lapsed claim held, which the caller now gives back), or the record
+ * already there: a request still running within its lease (no response yet), or the stored answer.
+ */
+export type ClaimOutcome = { ours: true; lapsedUnits: HeldUnit[] } | { ours: false; existing: IdempotencyRecord };
+
+/** Where idempotency records live: beside the jobs, in the store backend. Every change but a claim is by token. */
 export interface IdempotencyStore {
   /**
-   * Claims an Idempotency-Key for a first request. Returns null when the claim is ours, else what is there: a
-   * request still running (no response yet) or the stored answer.
+   * Claims a key: free, or held by a running claim whose lease ended (taken over, atomically: only one claimant
+   * gets its units).
    */
-  claimIdempotencyKey(key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyRecord | null>;
-  completeIdempotencyKey(key: string, response: StoredResponse, ttlMs: number): Promise<void>;
-  releaseIdempotencyKey(key: string): Promise<void>;
+  claimIdempotencyKey(key: string, claim: NewClaim): Promise<ClaimOutcome>;
+  /** Extends our running claim's lease and, when given, records the units it holds; false when it is not ours. */
+  renewIdempotencyKey(key: string, token: string, leaseMs: number, units?: HeldUnit[]): Promise<boolean>;
+  /** Keeps the answer of our claim for `ttlMs`; false when the claim is no longer ours. */
+  completeIdempotencyKey(key: string, token: string, response: StoredResponse, ttlMs: number): Promise<boolean>;
+  /** Compare-and-delete: removes our running claim, never a stored answer or another request's claim. */
+  releaseIdempotencyKey(key: string, token: string): Promise<boolean>;
+  /** Removes up to `limit` running claims whose lease ended before `now`; returns the units each one held. */
+  reclaimLapsedIdempotencyKeys(now: number, limit: number): Promise<HeldUnit[][]>;
 }
 
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a finished first request's answer is kept for replays (the contract's 24 hours). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+export type IdempotencyOptions = {
+  /** How long a running claim lasts unrenewed; it is renewed every third of it. */
+  leaseMs: number;
+  /** Gives back the units of a lapsed claim this request took over. */
+  refund: (units: HeldUnit[]) => Promise<void>;
+};
 
 /** One request's Idempotency-Key: claimed before quota, completed with the answer, released on an error. */
 export class Idempotency {
-  private claimed?: string;
+  private claimed?: { key: string; token: string; renewal: NodeJS.Timeout };
 
   constructor(
     private readonly records: IdempotencyStore,
     private readonly caller: Pick<Caller, "identity">,
     private readonly endpoint: string,
     private readonly header: string | null,
+    private readonly opts: IdempotencyOptions,
   ) {}
 
   /**
@@ -42,11 +71,14 @@ export class Idempotency {
     }
     const key = `${this.caller.identity}:${this.endpoint}:${sha256(this.header)}`;
     const fingerprint = sha256(JSON.stringify(fingerprintParts));
-    const existing = await this.records.claimIdempotencyKey(key, fingerprint, IDEMPOTENCY_TTL_MS);
-    if (!existing) {
-      this.claimed = key;
+    const token = crypto.randomUUID();
+    const outcome = await this.records.claimIdempotencyKey(key, { fingerprint, token, leaseMs: this.opts.leaseMs });
+    if (outcome.ours) {
+      this.hold(key, token);
+      if (outcome.lapsedUnits.length > 0) await refundLapsed(this.opts.refund, outcome.lapsedUnits, "retry");
       return null;
     }
+    const { existing } = outcome;
     if (existing.fingerprint !== fingerprint) throw new ApiError("idempotency_mismatch");
     if (!existing.response) throw new ApiError("idempotency_in_progress", undefined, { retryAfter: 1 });
     return new Response(existing.response.body, {
@@ -55,9 +87,16 @@ export class Idempotency {
     });
   }
 
+  /** Records the units of quota the request holds now, so another instance can give them back if this one dies. */
+  readonly holding = async (units: HeldUnit[]): Promise<void> => {
+    if (!this.claimed) return;
+    await this.records.renewIdempotencyKey(this.claimed.key, this.claimed.token, this.opts.leaseMs, units);
+  };
+
   /** Keeps a 200 or 202 answer for replays. */
   async complete(response: Response): Promise<void> {
-    if (!this.claimed) return;
+    const claim = this.claimed;
+    if (!claim) return;
     const stored: StoredResponse = {
       status: response.status,
       body: await response.clone().text(),
@@ -68,13 +107,51 @@ export class Idempotency {
         }),
       ),
     };
-    await this.records.completeIdempotencyKey(this.claimed, stored, IDEMPOTENCY_TTL_MS);
+    this.stop();
+    await this.records.completeIdempotencyKey(claim.key, claim.token, stored, IDEMPOTENCY_TTL_MS);
   }
 
-  /** Error answers are not kept: the same key may be used again. */
+  /** Error answers are not kept: the same key may be used again. Only our own claim is removed. */
   async release(): Promise<void> {
-    if (this.claimed) await this.records.releaseIdempotencyKey(this.claimed);
+    const claim = this.claimed;
+    if (!claim) return;
+    this.stop();
+    await this.records.releaseIdempotencyKey(claim.key, claim.token);
   }
+
+  /** Renews the lease every third of it while the request runs (the timer never keeps the process alive). */
+  private hold(key: string, token: string) {
+    const renewal = setInterval(() => {
+      this.records
+        .renewIdempotencyKey(key, token, this.opts.leaseMs)
+        .catch((err: unknown) => log.warn("idempotency lease renewal failed", describeError(err)));
+    }, this.opts.leaseMs / 3);
+    renewal.unref();
+    this.claimed = { key, token, renewal };
+  }
+
+  private stop() {
+    if (this.claimed) clearInterval(this.claimed.renewal);
+  }
+}
+
+/** Takes over the claims whose lease lapsed (their instance died) and gives their units back, each once. */
+export async function reclaimLapsedClaims(
+  records: IdempotencyStore,
+  refund: (units: HeldUnit[]) => Promise<void>,
+  now = Date.now(),
+): Promise<number> {
+  const lapsed = await records.reclaimLapsedIdempotencyKeys(now, 100);
+  for (const units of lapsed) if (units.length > 0) await refundLapsed(refund, units, "sweep");
+  return lapsed.length;
+}
+
+async function refundLapsed(refund: (units: HeldUnit[]) => Promise<void>, units: HeldUnit[], by: "retry" | "sweep") {
+  log.warn("idempotency claim lapsed: its request's instance stopped; giving its units back", {
+    units: units.length,
+    by,
+  });
+  await refund(units).catch((err: unknown) => log.error("idempotency refund failed", describeError(err)));
 }
 
 export function sha256(data: string | Buffer): string {

@@ -7,7 +7,7 @@ import { WorkAborted } from "@/lib/errors";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
 import { observeAsyncJob } from "@/lib/metrics";
-import { trackWork } from "@/lib/ops/drain";
+import type { Drain } from "@/lib/ops/drain";
 import type { HeldUnit } from "@/lib/quota/types";
 import { ACTIVE_STATUSES, isFinished, type JobKind, type JobRecord } from "./types";
 
@@ -37,6 +37,8 @@ export type JobRunnerOptions = {
   leaseMs?: number;
   /** @default 250 */
   pollMs?: number;
+  /** The process's drain: counts each job in flight, and stops the ones still running when the grace is over. */
+  drain?: Drain;
 };
 
 type Active = {
@@ -102,7 +104,8 @@ export class JobRunner {
   async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
     await this.opts.jobs.create(record);
     this.startTimers();
-    return { done: trackWork(this.run(record, work)) };
+    const done = this.run(record, work);
+    return { done: this.opts.drain ? this.opts.drain.track(done) : done };
   }
 
   /**
@@ -136,6 +139,11 @@ export class JobRunner {
     const controller = new AbortController();
     const entry: Active = { controller, writes: Promise.resolve(), lastProgressAt: 0 };
     this.active.set(record.id, entry);
+    // A shutdown past its grace stops the job like a failure: it is marked failed and its units go back.
+    const stopping = this.opts.drain?.stopping;
+    const stop = () => controller.abort(stopping?.reason);
+    if (stopping?.aborted) stop();
+    stopping?.addEventListener("abort", stop, { once: true });
     const write = (from: readonly JobRecord["status"][], patch: JobPatch) => {
       const next = entry.writes.then(() => this.opts.jobs.transition(record.id, from, patch));
       entry.writes = next.catch((err) => log.warn("job update failed", { job_id: record.id, ...describeError(err) }));
@@ -188,7 +196,7 @@ export class JobRunner {
     } catch (err) {
       clearTimeout(entry.flush);
       await entry.writes;
-      const failure = this.opts.describeFailure(err, record.id);
+      const failure = this.opts.describeFailure(stopping?.aborted ? stopping.reason : err, record.id);
       const failed = await this.opts.jobs
         .transition(record.id, ACTIVE_STATUSES, {
           status: "failed",
@@ -206,6 +214,7 @@ export class JobRunner {
         this.finished(failed);
       }
     } finally {
+      stopping?.removeEventListener("abort", stop);
       this.active.delete(record.id);
     }
   }

@@ -3,6 +3,7 @@
 // the rate-limit headers and the 200 body report.
 import type { Caller } from "@/lib/auth/types";
 import { StoreUnavailable } from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
 import { withSpan } from "@/lib/metrics/trace";
 import { type Buckets, dailyBucketOf, type Endpoint, freeCapsOf } from "@/lib/quota/policies";
 import type { HeldUnit } from "@/lib/quota/types";
@@ -25,6 +26,7 @@ export class Quota {
   private readonly taken: { charge: Charge; take: Take }[] = [];
   private current?: Usage;
   private started = false;
+  private holdingChanged?: (held: HeldUnit[]) => Promise<void>;
 
   /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
   constructor(
@@ -50,6 +52,7 @@ export class Quota {
           this.taken.push({ charge, take });
         }
       }
+      await this.holdingChanged?.(this.heldUnits());
       return this.usage();
     });
   }
@@ -70,6 +73,15 @@ export class Quota {
   readonly markStarted = (): void => {
     this.started = true;
   };
+
+  /**
+   * Hears what the request holds after each take and before each refund (its Idempotency-Key claim records it, so
+   * another instance can give the units back if this one dies). A crash between the two loses a unit rather than
+   * giving it back twice.
+   */
+  follow(listener: (held: HeldUnit[]) => Promise<void>): void {
+    this.holdingChanged = listener;
+  }
 
   /** The units taken so far, as a job would hold them. */
   heldUnits(): HeldUnit[] {
@@ -121,7 +133,14 @@ export class Quota {
 
   /** Refunds what was taken from position `from` on (all of it by default). */
   private async refund(from = 0): Promise<void> {
-    const taken = this.taken.splice(Math.max(0, from));
+    const start = Math.max(0, from);
+    // Recorded first, so a crash in between never gives a unit back twice; a store error still lets the refund run.
+    if (start < this.taken.length && this.holdingChanged) {
+      await this.holdingChanged(this.heldUnits().slice(0, start)).catch((err: unknown) =>
+        log.warn("recording held units failed", describeError(err)),
+      );
+    }
+    const taken = this.taken.splice(start);
     await refundUnits(
       this.store,
       taken.map(({ charge, take }) => ({

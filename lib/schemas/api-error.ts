@@ -11,6 +11,7 @@ import {
   Moderated,
   NotFound,
   QueueFull,
+  ShuttingDown,
   StorageUnavailable,
   StoreUnavailable,
   UnsupportedInput,
@@ -59,7 +60,9 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof InvalidWebhookUrl) return new ApiError("invalid_webhook_url", err.message);
   if (err instanceof NotFound) return new ApiError("not_found", err.message);
   if (err instanceof Conflict) return new ApiError("conflict", err.message);
-  if (err instanceof QueueFull) return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
+  if (err instanceof QueueFull || err instanceof ShuttingDown) {
+    return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
+  }
   if (err instanceof ChainExhausted) {
     if (!err.allAtCapacity) return new ApiError("generation_failed");
     return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", {

@@ -131,6 +131,13 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
    CREATE INDEX waitlist_by_status ON waitlist (status, created_at, email);
    CREATE INDEX waitlist_by_created ON waitlist (created_at, email);`,
+  // 9: a running Idempotency-Key claim holds a lease (renewed while its request runs) under its own token, and
+  // records the units of quota it holds, so that once its process dies the claim is taken over and they are given
+  // back. Claims written before have lease 0: lapsed, so a key a crash left behind is free again.
+  `ALTER TABLE idempotency ADD COLUMN token TEXT;
+   ALTER TABLE idempotency ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE idempotency ADD COLUMN units TEXT;
+   CREATE INDEX idempotency_running_by_lease ON idempotency (lease_until) WHERE response IS NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

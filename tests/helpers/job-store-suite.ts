@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
+import { isDeepStrictEqual } from "node:util";
+import type { IdempotencyStore } from "@/lib/idempotency/idempotency";
 import type { JobRecord } from "@/lib/jobs/types";
 import type { Backend } from "@/lib/store/backend";
 
@@ -89,18 +91,103 @@ export function runJobStoreSuite(name: string, open: () => Promise<Pick<Backend,
     });
 
     it("claims an idempotency key once, under concurrency, and keeps the answer", async () => {
-      const { idempotency: jobs } = await open();
+      const { idempotency } = await open();
       const key = `k-${crypto.randomUUID()}`;
-      const claims = await Promise.all(Array.from({ length: 8 }, () => jobs.claimIdempotencyKey(key, "fp", 60_000)));
-      assert.equal(claims.filter((c) => c === null).length, 1, "one claim wins");
-      assert.ok(claims.every((c) => c === null || (c.fingerprint === "fp" && c.response === null)));
-      const response = { status: 200, body: '{"success":true}', headers: { "content-type": "application/json" } };
-      await jobs.completeIdempotencyKey(key, response, 60_000);
-      assert.deepEqual(await jobs.claimIdempotencyKey(key, "fp", 60_000), { fingerprint: "fp", response });
+      const tokens = Array.from({ length: 8 }, () => crypto.randomUUID());
+      const claims = await Promise.all(tokens.map((token) => claim(idempotency, key, token)));
+      assert.equal(claims.filter((c) => c.ours).length, 1, "one claim wins");
+      for (const c of claims) {
+        assert.deepEqual(c, c.ours ? { ours: true, lapsedUnits: [] } : { ours: false, existing: running("fp") });
+      }
+      const winner = tokens[claims.findIndex((c) => c.ours)];
+      const response = {
+        status: 200,
+        body: '{"success":true,"url":"/cdn/a/b.png"}',
+        headers: { "content-type": "application/json" },
+      };
+      assert.equal(await idempotency.completeIdempotencyKey(key, winner, response, 60_000), true);
+      assert.deepEqual(await claim(idempotency, key, crypto.randomUUID()), {
+        ours: false,
+        existing: { fingerprint: "fp", response },
+      });
       const released = `k-${crypto.randomUUID()}`;
-      assert.equal(await jobs.claimIdempotencyKey(released, "fp", 60_000), null);
-      await jobs.releaseIdempotencyKey(released);
-      assert.equal(await jobs.claimIdempotencyKey(released, "other", 60_000), null, "a released key is free again");
+      const token = crypto.randomUUID();
+      assert.equal((await claim(idempotency, released, token)).ours, true);
+      assert.equal(await idempotency.releaseIdempotencyKey(released, token), true);
+      assert.equal((await claim(idempotency, released, crypto.randomUUID(), "other")).ours, true, "free again");
+    });
+
+    it("releases by compare-and-delete: a stale token frees neither an answer nor another request's claim", async () => {
+      const { idempotency } = await open();
+      const key = `k-${crypto.randomUUID()}`;
+      const first = crypto.randomUUID();
+      assert.equal((await claim(idempotency, key, first, "fp", 1000)).ours, true);
+      await new Promise((r) => setTimeout(r, 1100));
+      // The first request's lease lapsed; a second takes the key over and finishes.
+      const second = crypto.randomUUID();
+      assert.equal((await claim(idempotency, key, second)).ours, true);
+      assert.equal(await idempotency.releaseIdempotencyKey(key, first), false, "the first token frees nothing");
+      assert.equal(await idempotency.renewIdempotencyKey(key, first, 60_000), false, "nor renews");
+      assert.deepEqual(await claim(idempotency, key, crypto.randomUUID()), { ours: false, existing: running("fp") });
+      const response = { status: 200, body: "{}", headers: {} };
+      assert.equal(await idempotency.completeIdempotencyKey(key, first, response, 60_000), false, "nor answers");
+      assert.equal(await idempotency.completeIdempotencyKey(key, second, response, 60_000), true);
+      assert.equal(await idempotency.releaseIdempotencyKey(key, first), false);
+      assert.equal(await idempotency.releaseIdempotencyKey(key, second), false, "an answer is never released");
+      assert.deepEqual(await claim(idempotency, key, crypto.randomUUID()), {
+        ours: false,
+        existing: { fingerprint: "fp", response },
+      });
+    });
+
+    it("hands a lapsed claim's units to exactly one taker, and keeps a renewed one", async () => {
+      const { idempotency } = await open();
+      const units = newJob().internal.units;
+      const lapsed = `k-${crypto.randomUUID()}`;
+      const renewed = `k-${crypto.randomUUID()}`;
+      const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+      await claim(idempotency, lapsed, a, "fp", 1000);
+      await claim(idempotency, renewed, b, "fp", 1000);
+      assert.equal(await idempotency.renewIdempotencyKey(lapsed, a, 1000, units), true);
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(await idempotency.renewIdempotencyKey(renewed, b, 1000, units), true);
+      await new Promise((r) => setTimeout(r, 600));
+      const takers = await Promise.all(
+        Array.from({ length: 6 }, () => claim(idempotency, lapsed, crypto.randomUUID())),
+      );
+      const won = takers.filter((t) => t.ours);
+      assert.equal(won.length, 1);
+      assert.deepEqual(won[0], { ours: true, lapsedUnits: units }, "the taker gets the units to give back");
+      assert.equal((await claim(idempotency, renewed, crypto.randomUUID())).ours, false, "a renewed lease holds");
+    });
+
+    it("sweeps lapsed claims once, with their units, and leaves running ones and answers", async () => {
+      const { idempotency } = await open();
+      const units = newJob().internal.units;
+      const [dead, alive, done] = [0, 1, 2].map(() => `k-${crypto.randomUUID()}`);
+      const tokens = [0, 1, 2].map(() => crypto.randomUUID());
+      await claim(idempotency, dead, tokens[0], "fp", 1000);
+      await idempotency.renewIdempotencyKey(dead, tokens[0], 1000, units);
+      await claim(idempotency, alive, tokens[1], "fp", 60_000);
+      await claim(idempotency, done, tokens[2], "fp", 1000);
+      await idempotency.completeIdempotencyKey(done, tokens[2], { status: 200, body: "{}", headers: {} }, 60_000);
+      const later = Date.now() + 2000;
+      const swept = await idempotency.reclaimLapsedIdempotencyKeys(later, 100);
+      assert.ok(
+        swept.some((u) => isDeepStrictEqual(u, units)),
+        "the dead claim's units",
+      );
+      const again = await idempotency.reclaimLapsedIdempotencyKeys(later, 100);
+      assert.ok(!again.some((u) => isDeepStrictEqual(u, units)), "given once");
+      assert.equal((await claim(idempotency, dead, crypto.randomUUID())).ours, true, "the dead key is free");
+      assert.equal((await claim(idempotency, alive, crypto.randomUUID())).ours, false);
+      assert.equal((await claim(idempotency, done, crypto.randomUUID())).ours, false);
     });
   });
+}
+
+const running = (fingerprint: string) => ({ fingerprint, response: null });
+
+function claim(store: IdempotencyStore, key: string, token: string, fingerprint = "fp", leaseMs = 60_000) {
+  return store.claimIdempotencyKey(key, { fingerprint, token, leaseMs });
 }

@@ -1,34 +1,56 @@
-// What SIGTERM waits for (server.ts): work counted in flight until it settles, and a wait bounded by the grace.
+// What SIGTERM waits for (server.ts): work counted in flight until it settles, a wait bounded by the grace, and the
+// signal that stops what remains after it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { trackWork, whenIdle, workInFlight } from "@/lib/ops/drain";
+import { ShuttingDown } from "@/lib/errors";
+import { Drain } from "@/lib/ops/drain";
 
 const later = <T>(ms: number, value: T, fail = false) =>
   new Promise<T>((resolve, reject) => setTimeout(() => (fail ? reject(new Error("failed")) : resolve(value)), ms));
 
 describe("in-flight work", () => {
   it("is idle at once when nothing runs", async () => {
-    assert.equal(workInFlight(), 0);
-    assert.equal(await whenIdle(0), true);
+    const drain = new Drain();
+    assert.equal(drain.inFlight(), 0);
+    assert.equal(await drain.whenIdle(0), true);
   });
 
   it("waits for every tracked piece, failed ones included, and hands each result through", async () => {
-    const a = trackWork(later(30, "a"));
-    const b = trackWork(later(60, "b", true));
-    assert.equal(workInFlight(), 2);
+    const drain = new Drain();
+    const a = drain.track(later(30, "a"));
+    const b = drain.track(later(60, "b", true));
+    assert.equal(drain.inFlight(), 2);
     const started = Date.now();
-    assert.equal(await whenIdle(5_000), true);
+    assert.equal(await drain.whenIdle(5_000), true);
     assert.ok(Date.now() - started >= 55, "idle only after the slower one");
-    assert.equal(workInFlight(), 0);
+    assert.equal(drain.inFlight(), 0);
     assert.equal(await a, "a");
     await assert.rejects(b, /failed/);
   });
 
   it("gives up after the grace, and says so", async () => {
-    const slow = trackWork(later(300, "slow"));
-    assert.equal(await whenIdle(50), false);
-    assert.equal(workInFlight(), 1);
+    const drain = new Drain();
+    const slow = drain.track(later(300, "slow"));
+    assert.equal(await drain.whenIdle(50), false);
+    assert.equal(drain.inFlight(), 1);
     await slow;
-    assert.equal(workInFlight(), 0);
+    assert.equal(drain.inFlight(), 0);
+  });
+
+  it("stops what remains with ShuttingDown, and each drain counts only its own work", async () => {
+    const drain = new Drain();
+    const other = new Drain();
+    const stoppable = drain.track(
+      new Promise((_, reject) => drain.stopping.addEventListener("abort", () => reject(drain.stopping.reason))),
+    );
+    assert.equal(drain.draining, false);
+    drain.begin();
+    assert.equal(drain.draining, true);
+    assert.equal(other.inFlight(), 0);
+    assert.equal(await drain.whenIdle(30), false, "nothing stops before stopRemaining");
+    drain.stopRemaining();
+    await assert.rejects(stoppable, (err) => err instanceof ShuttingDown && err.retryAfterS > 0);
+    assert.equal(await drain.whenIdle(1_000), true);
+    assert.equal(other.stopping.aborted, false);
   });
 });
