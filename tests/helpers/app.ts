@@ -18,6 +18,11 @@ export type App = {
   restart: () => Promise<void>;
   /** SIGKILL the whole process group at once, as a crash would: nothing gets to clean up. */
   kill: () => void;
+  /**
+   * SIGTERM the process group, as `docker stop` or systemd would, and wait however long the drain takes (the test's
+   * own timeout bounds it); resolves with how `npm start` exited.
+   */
+  terminate: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
 export async function freePort(): Promise<number> {
@@ -105,6 +110,18 @@ export async function startApp(
       } catch {
         /* already gone */
       }
+    },
+    terminate: () => {
+      const c = child;
+      if (!c || c.pid === undefined) return Promise.reject(new Error("the app is not running"));
+      if (c.exitCode !== null || c.signalCode !== null) {
+        return Promise.resolve({ code: c.exitCode, signal: c.signalCode });
+      }
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+        c.once("exit", (code, signal) => r({ code, signal })),
+      );
+      process.kill(-c.pid, "SIGTERM");
+      return exited;
     },
     restart: async () => {
       await stop();

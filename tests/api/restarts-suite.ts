@@ -1,0 +1,221 @@
+// Restarts and crashes in the middle of a sync request with an Idempotency-Key, on either store: a crash (SIGKILL)
+// leaves a claim whose lease lapses, so the key is free again and the unit back well within 2 minutes; SIGTERM
+// drains (the running request finishes, requests on open connections get 503 busy with Retry-After, exit 0); work
+// still running when the grace is over is stopped through its normal path (503, unit back, key released).
+import assert from "node:assert/strict";
+import http from "node:http";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { type Fakes, startAllFakes } from "../fakes";
+import { type App, startApp, tempDataDir } from "../helpers/app";
+import { type Backend, type Backends, startBackends } from "../helpers/backends";
+import { BROWSER, call, generate, type Reply } from "../helpers/http";
+
+const LEASE_MS = 3000;
+
+export function runRestartsSuite(backend: Backend) {
+  let fakes: Fakes;
+  let backends: Backends | undefined;
+  let octet = 10;
+  const nextIp = () => `127.0.19.${octet++}`;
+
+  before(async () => {
+    fakes = await startAllFakes();
+    backends = backend === "embedded" ? undefined : await startBackends(backend);
+  });
+  after(async () => {
+    await fakes?.closeAll();
+    await backends?.close();
+  });
+  beforeEach(() => fakes.resetAll());
+
+  const launch = (name: string, env: Record<string, string> = {}) =>
+    startApp({
+      name: `restarts-${name}-${backend}`,
+      dataDir: tempDataDir(`restarts-${backend}`),
+      env: { ...fakes.env, ...backends?.env, IDEMPOTENCY_LEASE_MS: String(LEASE_MS), ...env },
+    });
+  const usageOf = async (app: App, from: string) =>
+    (await call(app.url, "/api/status", { headers: BROWSER, from })).json.usage_today as number;
+  const withKey = (key: string) => ({ "Idempotency-Key": key });
+
+  /** Waits until `check` holds, polling as a client would. */
+  async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await read();
+      if (check(value)) return value;
+      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /** Starts a sync generation that hangs at the provider, and waits until its unit is taken. */
+  async function hangingRequest(app: App, from: string, key: string) {
+    fakes.bfl.mode = "hang";
+    const reply = generate(app.url, { prompt: "a lighthouse at dusk" }, { from, headers: withKey(key) });
+    reply.catch(() => undefined);
+    await until(
+      "the unit to be taken",
+      () => usageOf(app, from),
+      (used) => used === 1,
+    );
+    await until(
+      "the provider call",
+      async () => fakes.bfl.requests.length,
+      (n) => n > 0,
+    );
+    return { reply };
+  }
+
+  describe("a crash during a sync request with an Idempotency-Key", () => {
+    it("gives the unit back and frees the key once the lease lapses, without any retry; the retry then runs once", async () => {
+      const app = await launch("crash");
+      try {
+        const from = nextIp();
+        const key = `crash-${crypto.randomUUID()}`;
+        const { reply: first } = await hangingRequest(app, from, key);
+        const killedAt = Date.now();
+        app.kill();
+        await assert.rejects(first, "the crashed request gets no answer");
+        await app.restart();
+        fakes.bfl.mode = "ok";
+        // Any live instance's sweep gives the unit back: no client has to come back for it.
+        await until(
+          "the unit to come back",
+          () => usageOf(app, from),
+          (used) => used === 0,
+          60_000,
+        );
+        assert.ok(Date.now() - killedAt < 120_000, "within the contract's 2 minutes");
+        const retry = await generate(app.url, { prompt: "a lighthouse at dusk" }, { from, headers: withKey(key) });
+        assert.equal(retry.status, 200, retry.text);
+        assert.equal(retry.headers["idempotent-replayed"], undefined, "the retry ran");
+        assert.equal(retry.json.usage, 1, "one unit in all: the crashed request's came back");
+        const replay = await generate(app.url, { prompt: "a lighthouse at dusk" }, { from, headers: withKey(key) });
+        assert.equal(replay.status, 200);
+        assert.equal(replay.headers["idempotent-replayed"], "true");
+        assert.equal(await usageOf(app, from), 1, "a replay uses nothing");
+      } finally {
+        await app.stop();
+      }
+    });
+
+    it("answers 409 while the dead request's lease holds, then lets the retry through with one unit in all", async () => {
+      const lease = 15_000;
+      const app = await launch("takeover", { IDEMPOTENCY_LEASE_MS: String(lease) });
+      try {
+        const from = nextIp();
+        const key = `takeover-${crypto.randomUUID()}`;
+        const { reply: first } = await hangingRequest(app, from, key);
+        const killedAt = Date.now();
+        app.kill();
+        await assert.rejects(first);
+        await app.restart();
+        fakes.bfl.mode = "ok";
+        const retryOnce = () => generate(app.url, { prompt: "a lighthouse at dusk" }, { from, headers: withKey(key) });
+        if (Date.now() - killedAt < lease - 3000) {
+          const early = await retryOnce();
+          assert.equal(early.status, 409, "the first request might still be running elsewhere");
+          assert.equal(early.json.error.code, "idempotency_in_progress");
+        }
+        const retry = await until("the key to be free", retryOnce, (r: Reply) => r.status !== 409, 60_000);
+        assert.ok(Date.now() - killedAt < 120_000, "within the contract's 2 minutes");
+        assert.equal(retry.status, 200, retry.text);
+        assert.equal(retry.json.usage, 1, "the retry's own unit only");
+        assert.equal(await usageOf(app, from), 1);
+      } finally {
+        await app.stop();
+      }
+    });
+  });
+
+  describe("SIGTERM", () => {
+    it("lets a running sync request finish, turns new requests away with 503 busy, and exits 0", async () => {
+      const app = await launch("drain", { SHUTDOWN_GRACE_MS: "60000" });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const from = nextIp();
+        // A connection opened before the signal, kept alive: the next request on it arrives while draining.
+        const opened = await get(app.url, "/api/status", agent, from);
+        assert.equal(opened.status, 200);
+        const { reply: running } = await hangingRequest(app, from, `drain-${crypto.randomUUID()}`);
+        const exited = app.terminate();
+        await until(
+          "the drain to start",
+          async () => app.logs(),
+          (logs) => /SIGTERM: draining/.test(logs),
+        );
+        const turnedAway = await get(app.url, "/api/status", agent, from);
+        assert.equal(turnedAway.status, 503, turnedAway.text);
+        assert.equal(turnedAway.json.success, false);
+        assert.equal(turnedAway.json.error.code, "busy");
+        assert.match(turnedAway.json.error.message, /restart/i);
+        assert.match(turnedAway.json.error.request_id, /^req_[0-9a-f]{32}$/);
+        assert.ok(Number(turnedAway.headers["retry-after"]) >= 1, "Retry-After");
+        assert.equal(turnedAway.headers.connection, "close");
+        await assert.rejects(call(app.url, "/api/status", { from, timeoutMs: 5000 }), "no new connections");
+        fakes.bfl.mode = "ok";
+        const finished = await running;
+        assert.equal(finished.status, 200, finished.text);
+        assert.equal(finished.json.success, true);
+        const how = await exited;
+        assert.deepEqual(how, { code: 0, signal: null }, app.logs());
+        assert.match(app.logs(), /drained; exiting/);
+      } finally {
+        agent.destroy();
+        await app.stop();
+      }
+    });
+
+    it("stops what still runs after the grace: 503 busy, the unit back, the key free", async () => {
+      const app = await launch("grace", { SHUTDOWN_GRACE_MS: "1500" });
+      try {
+        const from = nextIp();
+        const key = `grace-${crypto.randomUUID()}`;
+        const { reply: running } = await hangingRequest(app, from, key);
+        const exited = app.terminate();
+        const stopped = await running;
+        assert.equal(stopped.status, 503, stopped.text);
+        assert.equal(stopped.json.error.code, "busy");
+        assert.ok(Number(stopped.headers["retry-after"]) >= 1);
+        assert.deepEqual(await exited, { code: 0, signal: null }, app.logs());
+        await app.restart();
+        assert.equal(await usageOf(app, from), 0, "the unit came back");
+        fakes.bfl.mode = "ok";
+        const retry = await generate(app.url, { prompt: "a lighthouse at dusk" }, { from, headers: withKey(key) });
+        assert.equal(retry.status, 200, `released at once, no lease to wait for: ${retry.text}`);
+        assert.equal(await usageOf(app, from), 1);
+      } finally {
+        await app.stop();
+      }
+    });
+  });
+}
+
+/** A GET through `agent`, so consecutive calls share one kept-alive connection. */
+function get(base: string, path: string, agent: http.Agent, from: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, base),
+      { agent, headers: BROWSER, localAddress: from, timeout: 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`timeout calling ${path}`)));
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,4 @@
+// Restarts and crashes during idempotent sync requests on the embedded store (SQLite).
+import { runRestartsSuite } from "./restarts-suite";
+
+runRestartsSuite("embedded");
