@@ -69,7 +69,8 @@ EXPOSE 3000
 # Liveness only (GET /api/health); the server listens on PORT on every interface unless LISTEN_HOST says otherwise.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/api/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM drains: no new connections, in-flight requests and jobs finish (SHUTDOWN_GRACE_MS, default 30 s), then exit.
-# Give `docker stop` more than that (--stop-timeout / stop_grace_period); Docker's default is 10 s.
+# SIGTERM drains: no new connections, in-flight requests and jobs finish (SHUTDOWN_GRACE_MS, default 30 s), what still
+# runs is stopped and refunded (up to 5 s more), then exit. Give `docker stop` that long (--stop-timeout /
+# stop_grace_period); Docker's default is 10 s.
 STOPSIGNAL SIGTERM
 CMD ["node", "--import", "tsx", "server.ts"]

@@ -146,7 +146,7 @@ async function main() {
 }
 
 /** How long work stopped at the end of the grace has to answer and give its units back. */
-const STOP_WAIT_MS = 10_000;
+const STOP_WAIT_MS = 5_000;
 
 /** The contract's error body, for answers given here before any route runs. */
 function sendError(res: http.ServerResponse, code: "busy" | "server_error", err: Error & { retryAfterS?: number }) {
