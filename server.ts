@@ -89,16 +89,16 @@ async function main() {
   server.requestTimeout = 300_000;
   server.keepAliveTimeout = 5_000;
 
-  // SIGTERM drains: no new connections; requests on connections already open get 503 busy with Retry-After; the
-  // requests and this instance's jobs in flight finish within their own deadlines, up to SHUTDOWN_GRACE_MS. What
-  // still runs then is stopped through its own error path (a 503 for a request, a failed job; units given back,
-  // Idempotency-Keys released), the store closes, and the process exits 0. Repeated signals (npm and tsx relay the
-  // one a process group gets) change nothing.
+  // SIGTERM drains: from then on every new request, on a new connection or one already open, is answered 503 busy
+  // with Retry-After and Connection: close, and starts no work (the socket keeps listening, so clients and load
+  // balancers get that answer rather than a refused connection). The requests and this instance's jobs in flight
+  // finish within their own deadlines, up to SHUTDOWN_GRACE_MS. What still runs then is stopped through its own
+  // error path (a 503 for a request, a failed job; units given back, Idempotency-Keys released), the store closes,
+  // and the process exits 0. Repeated signals (npm and tsx relay the one a process group gets) change nothing.
   const shutdown = async (signal: NodeJS.Signals) => {
     if (drain.draining) return;
     drain.begin();
     console.log(`darkroom: ${signal}: draining ${drain.inFlight()} in-flight request(s) and job(s)…`);
-    server.close();
     if (!(await drain.whenIdle(config.shutdownGraceMs))) {
       console.log(
         `darkroom: ${drain.inFlight()} still in flight after ${config.shutdownGraceMs} ms; stopping them (refunded)`,

@@ -31,6 +31,7 @@ export function runRestartsSuite(backend: Backend) {
   const launch = (name: string, env: Record<string, string> = {}) =>
     startApp({
       name: `restarts-${name}-${backend}`,
+      direct: true,
       dataDir: tempDataDir(`restarts-${backend}`),
       env: { ...fakes.env, ...backends?.env, IDEMPOTENCY_LEASE_MS: String(LEASE_MS), ...env },
     });
@@ -135,10 +136,10 @@ export function runRestartsSuite(backend: Backend) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const from = nextIp();
+        const { reply: running } = await hangingRequest(app, from, `drain-${crypto.randomUUID()}`);
         // A connection opened before the signal, kept alive: the next request on it arrives while draining.
         const opened = await get(app.url, "/api/status", agent, from);
         assert.equal(opened.status, 200);
-        const { reply: running } = await hangingRequest(app, from, `drain-${crypto.randomUUID()}`);
         const exited = app.terminate();
         await until(
           "the drain to start",
@@ -153,7 +154,15 @@ export function runRestartsSuite(backend: Backend) {
         assert.match(turnedAway.json.error.request_id, /^req_[0-9a-f]{32}$/);
         assert.ok(Number(turnedAway.headers["retry-after"]) >= 1, "Retry-After");
         assert.equal(turnedAway.headers.connection, "close");
-        await assert.rejects(call(app.url, "/api/status", { from, timeoutMs: 5000 }), "no new connections");
+        // A new connection gets the same answer, and no work starts: the drain ends when the running request does.
+        const fresh = await call(app.url, "/api/status", { headers: BROWSER, from });
+        assert.equal(fresh.status, 503, fresh.text);
+        assert.equal(fresh.json.error.code, "busy");
+        assert.ok(Number(fresh.headers["retry-after"]) >= 1);
+        const refused = await generate(app.url, { prompt: "too late" }, { from });
+        assert.equal(refused.status, 503, refused.text);
+        const submitted = fakes.bfl.requests.filter((r) => r.method === "POST");
+        assert.equal(submitted.length, 1, "the refused request reached no provider");
         fakes.bfl.mode = "ok";
         const finished = await running;
         assert.equal(finished.status, 200, finished.text);

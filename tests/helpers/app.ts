@@ -41,7 +41,16 @@ export function tempDataDir(name: string): string {
 }
 
 export async function startApp(
-  opts: { env?: Record<string, string>; dataDir?: string; name?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    name?: string;
+    /**
+     * Run `node --import tsx server.ts` itself, as the container does, instead of `npm start`: the exit code and
+     * signal seen are the server's own (npm dies of a SIGTERM sent to the group while the server still drains).
+     */
+    direct?: boolean;
+  } = {},
 ): Promise<App> {
   const port = await freePort();
   const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
@@ -57,7 +66,10 @@ export async function startApp(
 
   const launch = async () => {
     output = "";
-    child = spawn("npm", ["start", "--silent"], {
+    const [command, args] = opts.direct
+      ? [process.execPath, ["--import", "tsx", "server.ts"]]
+      : ["npm", ["start", "--silent"]];
+    child = spawn(command, args, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
