@@ -9,6 +9,8 @@ export const ROOT = path.resolve(__dirname, "../..");
 
 export type App = {
   url: string;
+  /** The checkout the app runs from: this one, or another (the bench runs an earlier release beside it). */
+  root: string;
   port: number;
   dataDir: string;
   env: Record<string, string>;
@@ -45,6 +47,7 @@ export async function startApp(
     env?: Record<string, string>;
     dataDir?: string;
     name?: string;
+    root?: string;
     /**
      * Run `node --import tsx server.ts` itself, as the container does, instead of `npm start`: the exit code and
      * signal seen are the server's own (npm dies of a SIGTERM sent to the group while the server still drains).
@@ -52,6 +55,7 @@ export async function startApp(
     direct?: boolean;
   } = {},
 ): Promise<App> {
+  const root = opts.root ?? ROOT;
   const port = await freePort();
   const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
   const env: Record<string, string> = {
@@ -70,7 +74,7 @@ export async function startApp(
       ? [process.execPath, ["--import", "tsx", "server.ts"]]
       : ["npm", ["start", "--silent"]];
     child = spawn(command, args, {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
@@ -109,6 +113,7 @@ export async function startApp(
   await launch();
   return {
     url: `http://127.0.0.1:${port}`,
+    root,
     port,
     dataDir,
     env,
@@ -147,13 +152,13 @@ export async function startApp(
  * served from this very process (the Upstash bridge), which a blocking spawn would deadlock.
  */
 export function runScript(
-  app: Pick<App, "env">,
+  app: Pick<App, "env"> & { root?: string },
   script: string,
   args: string[],
 ): Promise<{ code: number; lines: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["run", "--silent", script, "--", ...args], {
-      cwd: ROOT,
+      cwd: app.root ?? ROOT,
       env: { ...process.env, ...app.env },
     });
     let stdout = "";
@@ -167,7 +172,10 @@ export function runScript(
   });
 }
 
-export async function createKey(app: Pick<App, "env">, label = "test"): Promise<{ key: string; id: string }> {
+export async function createKey(
+  app: Pick<App, "env"> & { root?: string },
+  label = "test",
+): Promise<{ key: string; id: string }> {
   const out = await runScript(app, "keys", ["create", "--label", label]);
   if (out.code !== 0) throw new Error(`keys create failed: ${out.stderr}`);
   const key = out.lines.at(-1)!;
