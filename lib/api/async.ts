@@ -64,8 +64,7 @@ export async function acceptJob(
     plan: input.caller.plan,
     model: input.quota.noted.model,
   });
-  const { done } = await runner.accept(record, checked);
-  input.quota.handOff();
+  const { done } = await input.quota.handOff(() => runner.accept(record, checked));
   const location = `/api/jobs/${record.id}`;
   const body = {
     success: true,

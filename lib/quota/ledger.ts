@@ -92,9 +92,15 @@ export class Quota {
     }));
   }
 
-  /** The units now belong to an accepted job: this request will not give them back. */
-  handOff(): void {
+  /**
+   * The units pass to an accepted job: `accept` stores it, then this request will not give them back. The claim
+   * following this quota (follow) drops them first, so a crash in between never has them given back twice.
+   */
+  async handOff<T>(accept: () => Promise<T>): Promise<T> {
+    await this.holdingChanged?.([]);
+    const accepted = await accept();
     this.taken.splice(0);
+    return accepted;
   }
 
   /** Settles a failed request: the units go back unless the caller abandoned work that had started. */
