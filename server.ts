@@ -59,7 +59,7 @@ async function main() {
     if (drain.draining) res.setHeader("Connection", "close");
     if (cdn && serveCdnRequest(cdn, req, res)) return;
     // A request that arrives while draining (on a connection already open) is turned away before any work.
-    if (drain.draining) return sendError(res, "busy", new ShuttingDown());
+    if (drain.draining) return sendError(res, "busy", new ShuttingDown(), req.url);
     // A request is in flight until its answer is sent; event streams stay open by design and are not waited for.
     if (!req.headers.accept?.includes("text/event-stream")) drain.track(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
@@ -78,7 +78,7 @@ async function main() {
     handle(req, res).catch((err: unknown) => {
       log.error("request handler crashed", describeError(err));
       if (!res.headersSent) {
-        sendError(res, "server_error", new Error("Unexpected server error."));
+        sendError(res, "server_error", new Error("Unexpected server error."), req.url);
       } else {
         res.destroy();
       }
@@ -148,15 +148,26 @@ async function main() {
 /** How long work stopped at the end of the grace has to answer and give its units back. */
 const STOP_WAIT_MS = 5_000;
 
-/** The contract's error body, for answers given here before any route runs. */
-function sendError(res: http.ServerResponse, code: "busy" | "server_error", err: Error & { retryAfterS?: number }) {
+/**
+ * The contract's error body, for answers given here before any route runs; under /v1, OpenAI's body (both are
+ * server errors there, `type: "server_error"`).
+ */
+function sendError(
+  res: http.ServerResponse,
+  code: "busy" | "server_error",
+  err: Error & { retryAfterS?: number },
+  url = "",
+) {
   const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
   res.statusCode = code === "busy" ? 503 : 500;
   res.setHeader("Content-Type", "application/json");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Request-Id", requestId);
   if (err.retryAfterS !== undefined) res.setHeader("Retry-After", String(err.retryAfterS));
-  res.end(JSON.stringify({ success: false, error: { code, message: err.message, request_id: requestId } }));
+  const body = /^\/v1(\/|$|\?)/.test(url)
+    ? { error: { message: err.message, type: "server_error", param: null, code } }
+    : { success: false, error: { code, message: err.message, request_id: requestId } };
+  res.end(JSON.stringify(body));
 }
 
 main().catch((err: unknown) => {

@@ -161,6 +161,19 @@ export function runRestartsSuite(backend: Backend) {
         assert.ok(Number(fresh.headers["retry-after"]) >= 1);
         const refused = await generate(app.url, { prompt: "too late" }, { from });
         assert.equal(refused.status, 503, refused.text);
+        // The OpenAI-compatible paths answer in OpenAI's error body, as the SDKs read it.
+        const openai = await call(app.url, "/v1/images/generations", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ prompt: "too late" }),
+          from,
+        });
+        assert.equal(openai.status, 503, openai.text);
+        assert.deepEqual(Object.keys(openai.json), ["error"]);
+        assert.equal(openai.json.error.type, "server_error");
+        assert.equal(openai.json.error.code, "busy");
+        assert.ok(Number(openai.headers["retry-after"]) >= 1);
+        assert.ok(openai.headers["x-request-id"]);
         const submitted = fakes.bfl.requests.filter((r) => r.method === "POST");
         assert.equal(submitted.length, 1, "the refused request reached no provider");
         fakes.bfl.mode = "ok";
