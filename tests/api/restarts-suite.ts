@@ -211,6 +211,40 @@ export function runRestartsSuite(backend: Backend) {
         await app.stop();
       }
     });
+
+    it("fails an async job still running after the grace and gives its unit back; its key still replays the 202", async () => {
+      const app = await launch("job", { SHUTDOWN_GRACE_MS: "1500" });
+      try {
+        const from = nextIp();
+        const key = `job-${crypto.randomUUID()}`;
+        const submit = () =>
+          generate(
+            app.url,
+            { prompt: "a lighthouse at dusk" },
+            { from, headers: { ...withKey(key), Prefer: "respond-async" } },
+          );
+        fakes.bfl.mode = "hang";
+        const accepted = await submit();
+        assert.equal(accepted.status, 202, accepted.text);
+        await until(
+          "the provider call",
+          async () => fakes.bfl.requests.length,
+          (n) => n > 0,
+        );
+        assert.deepEqual(await app.terminate(), { code: 0, signal: null }, app.logs());
+        await app.restart();
+        const job = await call(app.url, `/api/jobs/${accepted.json.id}`, { headers: BROWSER, from });
+        assert.equal(job.json.status, "failed", job.text);
+        assert.equal(job.json.error.code, "busy");
+        assert.equal(await usageOf(app, from), 0, "the job's unit came back");
+        const replay = await submit();
+        assert.equal(replay.status, 202);
+        assert.equal(replay.headers["idempotent-replayed"], "true");
+        assert.equal(replay.json.id, accepted.json.id, "the same job");
+      } finally {
+        await app.stop();
+      }
+    });
   });
 }
 
