@@ -168,7 +168,17 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     const scheduled = delivered || result.refused ? null : nextRetryAt(attempts, at, opts.random);
     const retryAt = scheduled === null ? null : Math.max(scheduled, notBefore);
     const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
-    observeWebhook(delivered ? "delivered" : result.refused ? "refused" : retryAt === null ? "gave_up" : "retry");
+    observeWebhook(
+      delivered
+        ? "delivered"
+        : result.refused
+          ? "refused"
+          : retryAt === null
+            ? "gave_up"
+            : notBefore > 0
+              ? "breaker_open"
+              : "retry",
+    );
     if (result.refused) log.warn("webhook refused; not retried", { ...fields, reason: result.refused });
     else if (!delivered && retryAt === null)
       log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });
