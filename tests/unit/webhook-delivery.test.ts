@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
@@ -339,6 +339,36 @@ describe("one attempt", () => {
     } finally {
       for (const answer of answered) answer();
       await receiver.close();
+    }
+  });
+
+  it("gives up at the connect deadline, well before the attempt's, on a host whose TLS handshake never ends", async () => {
+    // A TCP listener that takes the connection and says nothing: the https connection is never made.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const payload = body();
+      const started = performance.now();
+      const result = await sendWebhook({
+        url: `https://127.0.0.1:${port}/hooks`,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ALLOW,
+        timeoutMs: 5_000,
+        connectTimeoutMs: 200,
+      });
+      const took = performance.now() - started;
+      assert.equal(result.status, null);
+      assert.equal(result.reason, "no connection within 200 ms");
+      assert.ok(took >= 190 && took < 2_000, `took ${took} ms`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 
