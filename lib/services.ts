@@ -13,7 +13,7 @@ import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
-import { announceJob } from "@/lib/jobs/webhook";
+import { webhookFor } from "@/lib/jobs/webhook";
 import { describeError, log } from "@/lib/log";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { Drain } from "@/lib/ops/drain";
@@ -32,7 +32,7 @@ import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { openUpstashBackend, type RedisBackend } from "@/lib/store/upstash-backend";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
 import { recordJob } from "@/lib/usage/recording";
-import { startWebhookWorker } from "@/lib/webhooks";
+import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -73,6 +73,8 @@ export type Services = Repositories & {
   /** One reader of the job store for every open event stream on this instance. */
   jobWatch: JobWatcher;
   runner: JobRunner;
+  /** Delivers the webhook outbox; started by startBackground, poked when a job with a webhook ends. */
+  webhookWorker: WebhookWorker;
   /** This process's work in flight, and the signal that stops it at shutdown (server.ts drains it). */
   drain: Drain;
 };
@@ -102,6 +104,13 @@ export function createServices(
   const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend as Backend;
   const pepper = loadPepper(config.dataDir, config.keyPepper);
   const drain = new Drain();
+  const webhookWorker = createWebhookWorker({
+    store: repositories.webhooks,
+    allowHosts: config.webhookAllowHosts,
+    onAttempt: async (jobId, webhook) => {
+      await repositories.jobs.transition(jobId, ALL_STATUSES, { webhook });
+    },
+  });
   return {
     ...repositories,
     config,
@@ -123,7 +132,8 @@ export function createServices(
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobWatch: createJobWatcher(repositories.jobs),
-    runner: createJobRunner(config, { ...repositories, pepper }, drain),
+    runner: createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain),
+    webhookWorker,
     drain,
   };
 }
@@ -136,13 +146,7 @@ export function startBackground(svc: Services): void {
   svc.runner.watch();
   startIdempotencySweep(svc);
   followJobChanges(svc.backend, svc.jobWatch);
-  startWebhookWorker({
-    store: svc.webhooks,
-    allowHosts: svc.config.webhookAllowHosts,
-    onAttempt: async (jobId, webhook) => {
-      await svc.jobs.transition(jobId, ALL_STATUSES, { webhook });
-    },
-  });
+  svc.webhookWorker.start();
 }
 
 /**
@@ -168,7 +172,8 @@ export function getServices(): Services {
 
 function createJobRunner(
   config: Config,
-  deps: Pick<Services, "quota" | "jobs" | "webhooks" | "keys" | "usage" | "pepper">,
+  deps: Pick<Services, "quota" | "jobs" | "keys" | "usage" | "pepper">,
+  webhooks: WebhookWorker,
   drain: Drain,
 ): JobRunner {
   return new JobRunner({
@@ -179,8 +184,10 @@ function createJobRunner(
       const { code, message } = toApiError(err, jobId);
       return { code, message };
     },
+    webhookFor: (job) => webhookFor(job, (keyId) => signingSecretOf(deps, keyId)),
     onFinished: (job) => {
-      void announceJob(deps.webhooks, job, (keyId) => signingSecretOf(deps, keyId));
+      // Its delivery was written with its end: the first attempt goes now, not at the next poll.
+      if (job.internal.webhookUrl) webhooks.poke();
       void recordJob(deps, job);
     },
     leaseMs: config.jobs.leaseMs,

@@ -131,7 +131,12 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
    CREATE INDEX waitlist_by_status ON waitlist (status, created_at, email);
    CREATE INDEX waitlist_by_created ON waitlist (created_at, email);`,
-  // 9: a running Idempotency-Key claim holds a lease (renewed while its request runs) under its own token, and
+  // 9: fair webhook claims: each delivery's key (tenant) and destination host, so a claim can cap what is in
+  // flight per key and per host. Deliveries queued by older code have neither and share one empty key and host.
+  `ALTER TABLE webhook_deliveries ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+   ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
+   CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (next_attempt_at) WHERE lease IS NOT NULL;`,
+  // 10: a running Idempotency-Key claim holds a lease (renewed while its request runs) under its own token, and
   // records the units of quota it holds, so that once its process dies the claim is taken over and they are given
   // back. Claims written before have lease 0: lapsed, so a key a crash left behind is free again.
   `ALTER TABLE idempotency ADD COLUMN token TEXT;
