@@ -20,6 +20,11 @@ export type SrWorkerData = {
   device: "cpu" | "cuda";
   /** ONNX sessions a worker keeps open; the least recently used one is released beyond this. Default 2. */
   maxSessions?: number;
+  /**
+   * The int8 models' weights: by default 8 or 7 bits as the CPU needs (precision.ts), int8. The held-out measurement
+   * (scripts/measure-int8.ts) sets it to measure the other row of the precision table on the same CPU.
+   */
+  int8Weights?: { bits: 7 | 8; type: "int8" | "uint8" };
 };
 
 /** Interleaved 8-bit pixels in shared memory. */
