@@ -98,7 +98,12 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
       const data = await timed(profile, "strength blend (workers, wall)", () =>
         opts.upscaler.blend(base, detail, job.strength, { signal, group }),
       );
-      return { ...base, data, engine };
+      const { output } = job;
+      if (!output) return { ...base, data, engine };
+      const encoded = await timed(profile, `${output.format.toUpperCase()} encode (worker, wall)`, () =>
+        opts.upscaler.encode({ ...base, data }, output, { signal, group }),
+      );
+      return { ...base, data, engine, encoded };
     },
   };
 }

@@ -5,14 +5,16 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
+import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { blendOver } from "@/lib/enhance/blend";
 import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
 import { planTiles } from "@/lib/enhance/neural/tiles";
 import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
 import { createNeuralEngine, planNetworkInput } from "@/lib/enhance/neural-engine";
-import { targetSize } from "@/lib/enhance/pipeline";
-import type { EnhanceEngine, RawImage } from "@/lib/enhance/types";
+import { enhanceRaw, targetSize } from "@/lib/enhance/pipeline";
+import type { EnhanceEngine, Profile, RawImage } from "@/lib/enhance/types";
+import { ENHANCE_PNG_OPTIONS, encodeOutput } from "@/lib/images/encode";
 import { loadTestPhoto, measureDiff } from "../fixtures/photos";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -237,6 +239,45 @@ describe("neural engine", () => {
       }
       assert.ok(base.data.equals(before), "the caller's base is left as it was");
     }
+  });
+
+  it("encodes on a worker into the output format, byte for byte what sharp makes of the PNG", async () => {
+    const rgb = await loadTestPhoto(48, 40);
+    const data = Buffer.alloc(48 * 40 * 4);
+    for (let i = 0; i < 48 * 40; i++) {
+      rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
+      data[i * 4 + 3] = 255 - (i % 97);
+    }
+    for (const image of [rgb, { data, width: 48, height: 40, channels: 4 as const }])
+      for (const format of OUTPUT_FORMAT_NAMES) {
+        const output = { format, quality: 80 };
+        const out = await engine.enhance({
+          image,
+          width: 96,
+          height: 80,
+          strength: 0.5,
+          model: "fast",
+          signal,
+          output,
+        });
+        assert.ok(out.encoded, `${format}: the engine encoded it`);
+        const png = await sharp(out.data, { raw: { width: 96, height: 80, channels: image.channels } })
+          .png(ENHANCE_PNG_OPTIONS)
+          .toBuffer();
+        assert.ok(out.encoded.equals(await encodeOutput(png, output)), `${image.channels} channels, ${format}`);
+        const profile: Profile = new Map();
+        const piped = await enhanceRaw((job) => engine.enhance(job), image, {
+          strength: 0.5,
+          scale: 2,
+          signal,
+          output,
+          profile,
+        });
+        assert.equal(piped.format, format);
+        assert.ok(piped.bytes.equals(out.encoded), "the pipeline stores the worker's bytes");
+        const stages = [...profile.keys()].filter((k) => k.includes("encode"));
+        assert.deepEqual(stages, [`${format.toUpperCase()} encode (worker, wall)`], "nothing encodes on the main side");
+      }
   });
 
   it("serves an operator ONNX model for both names, probing its scale", async () => {

@@ -1,5 +1,6 @@
 // Messages between the enhance engine and its inference workers. Pixels live in SharedArrayBuffers the workers read
 // and write in place, so the main thread never copies a tile or blends a pixel.
+import type { OutputEncoding } from "../../catalog/output-formats";
 import type { PackageName } from "./package-models";
 import type { Tile } from "./tiles";
 
@@ -48,6 +49,12 @@ export type SrTask =
       weight: number;
       from: number;
       to: number;
+    }
+  | {
+      type: "encode";
+      /** The finished image, encoded by the worker; the encoded bytes are the one copy that crosses to the caller. */
+      image: SharedImage;
+      output: OutputEncoding;
     }
   | { type: "sessions" };
 

@@ -2,6 +2,7 @@
 // on shared memory.
 import { parentPort, workerData } from "node:worker_threads";
 import type * as Ort from "onnxruntime-node";
+import { encodeEnhanced } from "../../images/encode";
 import { blendInto } from "../blend";
 import {
   type ModelRef,
@@ -86,6 +87,12 @@ async function runTask(task: SrTask): Promise<unknown> {
         task.to,
       );
       return null;
+    }
+    case "encode": {
+      const { image } = task;
+      const channels = image.channels === 4 ? 4 : 3;
+      const bytes = await encodeEnhanced({ ...image, data: new Uint8Array(image.data), channels }, task.output);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     }
   }
 }

@@ -1,6 +1,7 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
 import { setMaxListeners } from "node:events";
+import type { OutputEncoding } from "@/lib/catalog/output-formats";
 import { withSpan } from "@/lib/metrics/trace";
 import { addTime, type Profile, type RawImage } from "../types";
 import type { WorkerPool } from "./pool";
@@ -33,6 +34,11 @@ export type Upscaler = {
   ): Promise<RawImage>;
   /** The strength blend (see blend.ts) on the workers: base's layout, alpha kept; detail is packed RGB. */
   blend(base: RawImage, detail: Uint8Array, weight: number, opts: RunOptions): Promise<Buffer>;
+  /**
+   * The image encoded on a worker (encodeEnhanced). Pixels already in shared memory (blend's output) are not
+   * copied; the encoded bytes come back as the one copy between the worker and the caller.
+   */
+  encode(image: RawImage, output: OutputEncoding, opts: RunOptions): Promise<Buffer>;
 };
 
 export function createUpscaler(pool: WorkerPool): Upscaler {
@@ -124,6 +130,11 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
         });
       await runAll(tasks, opts);
       return bufferOf(out.data);
+    },
+    async encode(image, output, opts) {
+      const shared: SharedImage = { ...image, data: await toShared(image.data) };
+      const [bytes] = await runAll<Uint8Array>([{ type: "encode", image: shared, output }], opts);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
   };
 }
