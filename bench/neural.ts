@@ -624,7 +624,7 @@ export async function benchLargeOutputs(rounds: number): Promise<Table> {
   rows.push([
     "previous engine: blend of one 4096² output on the main thread",
     `${fmt(blendMs, 0)} ms in one block`,
-    "now split into 1 MP jobs on the workers",
+    "now on a worker, in the finish job",
     "",
   ]);
   return {

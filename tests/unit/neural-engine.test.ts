@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { blendOver } from "@/lib/enhance/blend";
+import { resizeLanczos, sharpenTo } from "@/lib/enhance/finish";
 import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
 import { planTiles } from "@/lib/enhance/neural/tiles";
@@ -221,23 +222,30 @@ describe("neural engine", () => {
     assert.deepEqual([out.width, out.height, out.engine, seen], [60, 40, "onnx:nearest-x4.onnx", ["15x10"]]);
   });
 
-  it("blends on the workers exactly as blendOver does", async () => {
-    // Over a million pixels, so the blend is split into several worker jobs.
-    const [w, h] = [1100, 1000];
+  it("finishes on a worker exactly as sharpen, lanczos3 and blendOver do on the main thread", async () => {
+    const [w, h] = [300, 250];
     const rgb = await loadTestPhoto(w, h);
     const data = Buffer.alloc(w * h * 4);
     for (let i = 0; i < w * h; i++) {
       rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
       data[i * 4 + 3] = i % 251;
     }
-    const detail = (await loadTestPhoto(h, w)).data; // any RGB of the same pixel count
-    for (const base of [rgb, { data, width: w, height: h, channels: 4 as const }]) {
-      const before = Buffer.from(base.data);
-      for (const t of [0.01, 0.5, 1]) {
-        const onWorkers = await upscaler.blend(base, detail, t, { signal });
-        assert.ok(onWorkers.equals(blendOver(base, detail, t)), `${base.channels} channels, t=${t}`);
+    const detailSource = await loadTestPhoto(2 * w, 2 * h); // any RGB at the network's scale
+    for (const input of [rgb, { data, width: w, height: h, channels: 4 as const }]) {
+      const before = Buffer.from(input.data);
+      for (const [t, width, height] of [
+        [0, 2 * w, 2 * h],
+        [0.5, 2 * w, 2 * h],
+        [1, 2 * w - 7, 2 * h - 3], // the network overshoots the target: resized first
+      ]) {
+        const onWorker = await upscaler.finish(input, detailSource, { width, height, strength: t }, { signal });
+        const base = await resizeLanczos(input, width, height);
+        const expected = blendOver(base, await sharpenTo(detailSource, width, height), t);
+        assert.deepEqual([onWorker.width, onWorker.height, onWorker.channels], [width, height, input.channels]);
+        assert.ok(onWorker.data.equals(expected), `${input.channels} channels, t=${t}`);
+        if (t === 0) assert.ok(onWorker.data.equals(base.data), "strength 0 is the lanczos3 base");
       }
-      assert.ok(base.data.equals(before), "the caller's base is left as it was");
+      assert.ok(input.data.equals(before), "the caller's input is left as it was");
     }
   });
 
@@ -275,8 +283,12 @@ describe("neural engine", () => {
         });
         assert.equal(piped.format, format);
         assert.ok(piped.bytes.equals(out.encoded), "the pipeline stores the worker's bytes");
-        const stages = [...profile.keys()].filter((k) => k.includes("encode"));
-        assert.deepEqual(stages, [`${format.toUpperCase()} encode (worker, wall)`], "nothing encodes on the main side");
+        assert.ok(profile.has(`${format.toUpperCase()} encode (worker)`), "the worker encoded it");
+        assert.deepEqual(
+          [...profile.keys()].filter((k) => k.includes("(main")),
+          [],
+          "nothing encodes on the main side",
+        );
       }
   });
 
