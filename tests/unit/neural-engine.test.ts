@@ -10,7 +10,7 @@ import { blendOver } from "@/lib/enhance/blend";
 import { resizeLanczos, sharpenTo } from "@/lib/enhance/finish";
 import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
-import { planTiles } from "@/lib/enhance/neural/tiles";
+import { chooseTileSize, planTiles } from "@/lib/enhance/neural/tiles";
 import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
 import { createNeuralEngine, planNetworkInput } from "@/lib/enhance/neural-engine";
 import { enhanceRaw, targetSize } from "@/lib/enhance/pipeline";
@@ -102,6 +102,33 @@ describe("neural engine", () => {
       }
       assert.ok(seen.every((v) => v === 1));
     }
+  });
+
+  it("cuts at least one tile per worker and, where it can, a multiple of the workers, each within the size", () => {
+    assert.equal(chooseTileSize(1), 256);
+    for (const workers of [1, 2, 3, 4])
+      for (const [w, h] of [
+        [600, 600],
+        [512, 512],
+        [256, 256],
+        [1000, 333],
+        [3, 1],
+      ]) {
+        const tiles = planTiles(w, h, 256, 10, workers);
+        const label = `${w}×${h} on ${workers} workers: ${tiles.length} tiles`;
+        assert.ok(
+          tiles.every((t) => t.w <= 256 && t.h <= 256 && t.w > 0 && t.h > 0),
+          label,
+        );
+        if (w * h >= workers) assert.equal(tiles.length % workers, 0, label);
+        assert.equal(
+          tiles.reduce((a, t) => a + t.w * t.h, 0),
+          w * h,
+          label,
+        );
+      }
+    // 600² on 2 workers is 12 tiles (6 each), not 9 (5 and 4).
+    assert.equal(planTiles(600, 600, 256, 10, 2).length, 12);
   });
 
   for (const pkg of ["esrgan-slim", "esrgan-medium"] as const) {

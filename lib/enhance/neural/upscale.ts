@@ -15,10 +15,7 @@ import {
   toModelKey,
 } from "./protocol";
 import { bufferOf, toShared } from "./shared-memory";
-import { planTiles } from "./tiles";
-
-/** Input pixels per tile side. 256 keeps a session's working set near 250 MB; 512 needs ~900 MB. */
-export const DEFAULT_TILE_SIZE = 256;
+import { chooseTileSize, planTiles } from "./tiles";
 
 export type RunOptions = {
   signal: AbortSignal;
@@ -51,7 +48,8 @@ export type Upscaler = {
   ): Promise<RawImage & { encoded?: Buffer }>;
 };
 
-export function createUpscaler(pool: WorkerPool): Upscaler {
+/** `threads`: each worker's ORT threads, which set the tile size (chooseTileSize). */
+export function createUpscaler(pool: WorkerPool, threads = 1): Upscaler {
   const infos = new Map<string, Promise<ModelInfo>>();
   const describe = (model: ModelRef) => {
     const key = toModelKey(model);
@@ -105,7 +103,7 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
       const tiles = planTiles(
         image.width,
         image.height,
-        opts.tileSize ?? DEFAULT_TILE_SIZE,
+        opts.tileSize ?? chooseTileSize(threads),
         opts.overlap ?? info.overlap,
         pool.size,
       );
