@@ -1,6 +1,7 @@
 // `npx tsx scripts/measure-int8.ts`: measures, through the real workers, the PSNR loss of every embedded model in int8
-// against fp32 on the held-out photos, with 8-bit and 7-bit weights, and writes lib/enhance/int8-held-out.json, the
-// figures the precision table (lib/enhance/precision.ts) decides by. Run it after changing the converter, the
+// against fp32 on the held-out photos at strength 1 (the enhanced output), with 8-bit and 7-bit weights, and writes
+// lib/enhance/int8-held-out.json, the figures the precision table (lib/enhance/precision.ts) decides by (and the
+// network's own loss, for reference). Run it after changing the converter, the
 // quantizer or the photos, and commit the file; tests/unit/neural-int8.test.ts re-measures and fails on a stale one.
 import fs from "node:fs";
 import os from "node:os";
@@ -33,17 +34,23 @@ async function measureRow(weights: NonNullable<SrWorkerData["int8Weights"]>) {
   const upscaler = createUpscaler(pool);
   const photos = await loadHeldOut();
   const row: Record<string, number> = {};
+  const network: Record<string, number> = {};
   try {
     for (const pkg of ENHANCE_PACKAGES)
       for (const scale of ENHANCE_SCALES) {
-        const { loss } = await measureInt8Loss(upscaler, pkg, scale, photos, new AbortController().signal);
+        const signal = new AbortController().signal;
+        const { loss, networkLoss } = await measureInt8Loss(upscaler, pkg, scale, photos, signal);
         row[`${pkg}-x${scale}`] = Number(loss.toFixed(3));
-        console.log(`${weights.bits}-bit ${weights.type} weights, ${pkg} x${scale}: ${loss.toFixed(3)} dB`);
+        network[`${pkg}-x${scale}`] = Number(networkLoss.toFixed(3));
+        console.log(
+          `${weights.bits}-bit ${weights.type} weights, ${pkg} x${scale}: ${loss.toFixed(3)} dB (network alone ${networkLoss.toFixed(3)})`,
+        );
       }
   } finally {
     await pool.close();
   }
-  return row as HeldOutTable["loss_db"]["8"];
+  type Row = HeldOutTable["loss_db"]["8"];
+  return { output: row as Row, network: network as Row };
 }
 
 async function main() {
@@ -51,6 +58,8 @@ async function main() {
   // (zero point 128) compute the same integer sums through ONNX Runtime's non-saturating u8u8 kernels.
   const native = int8WeightBits() === 8;
   const w8 = { bits: 8, type: native ? "int8" : "uint8" } as const;
+  const eight = await measureRow(w8);
+  const seven = await measureRow({ bits: 7, type: "int8" });
   const table: HeldOutTable = {
     written_by: "scripts/measure-int8.ts (do not edit by hand)",
     measured_on: {
@@ -60,7 +69,8 @@ async function main() {
       date: new Date().toISOString().slice(0, 10),
       weights: { "8": `${w8.type} weights`, "7": "int8 weights" },
     },
-    loss_db: { "8": await measureRow(w8), "7": await measureRow({ bits: 7, type: "int8" }) },
+    loss_db: { "8": eight.output, "7": seven.output },
+    network_loss_db: { "8": eight.network, "7": seven.network },
   };
   fs.writeFileSync(out, `${JSON.stringify(table, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), out)}`);

@@ -20,11 +20,15 @@ export type HeldOutTable = {
     date: string;
     weights: Record<"7" | "8", string>;
   };
+  /** The enhanced output's loss at strength 1 (network, resize, sharpen): what decides. */
   loss_db: Record<"7" | "8", Record<Model, number>>;
+  /** The network's own output's loss, for reference. */
+  network_loss_db: Record<"7" | "8", Record<Model, number>>;
 };
 
 /**
- * Mean PSNR loss of int8 against fp32 on the held-out photos (2× and 4× from an HR crop, PSNR against it), by the
+ * Mean PSNR loss of int8 against fp32 on the held-out photos in the enhanced output at strength 1 (2× and 4× from
+ * an HR crop, PSNR against it; the sharpen after the network makes it larger than the network's own), by the
  * weights' bits: 8 on CPUs with an int8 dot product that cannot saturate (x86 VNNI/AMX, Arm), 7 on other x86 CPUs
  * (see int8WeightBits). The figures come from scripts/measure-int8.ts; `tests/unit/neural-int8.test.ts` re-measures
  * them on the CPU it runs on and fails when the file no longer matches; flat areas (sky, skin) are compared in its
