@@ -56,7 +56,7 @@ export async function finishEnhance(
   const { input, width, height } = job;
   let t = performance.now();
   const detail = await sharpenTo(job.detailSource, width, height);
-  timings.sharpen += performance.now() - (t as number);
+  timings.sharpen += performance.now() - t;
   t = performance.now();
   // The base is made after the network ran, so it is not held in memory meanwhile.
   const base = await resizeLanczos(input, width, height);
