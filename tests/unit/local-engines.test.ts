@@ -209,6 +209,29 @@ describe("pools", () => {
     assert.equal(good.prompts.length, 1);
   });
 
+  for (const [what, frameBytes] of [
+    ["large", 512 * 1024],
+    ["small", 64],
+  ] as const) {
+    it(`drops the socket of a server that floods it with ${what} frames before POST /prompt answers, and fails over`, async () => {
+      const [flooder, good] = [await comfy(), await comfy()];
+      flooder.mode = "flood";
+      flooder.flood.frameBytes = frameBytes;
+      const started = Date.now();
+      const image = await engineOf("gamma-xl-1024-v1-0", {
+        COMFYUI_URLS: `${flooder.url},${good.url}`,
+        MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl,preview",
+      }).generate(jobFor("gamma-xl-1024-v1-0", "1:1"));
+      assert.equal(image.engine, "comfyui:sdxl");
+      assert.equal(good.prompts.length, 1, "the next server made the image");
+      assert.ok(paths(flooder).includes("POST /api/prompt"), "the flooder was tried first");
+      // The cap is 256 frames or 1 MiB; a few more are in flight when the socket goes.
+      assert.ok(flooder.flood.framesSent < 300, `${flooder.flood.framesSent} frames sent before the socket closed`);
+      assert.ok(flooder.flood.lastedMs < 2_000, `the flood lasted ${flooder.flood.lastedMs} ms`);
+      assert.ok(Date.now() - started < 4_000, "no wait for the flooder's POST /prompt");
+    });
+  }
+
   it("takes a server that refuses connections out at once, for 30 s, and serves from the rest", async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const live = await comfy();

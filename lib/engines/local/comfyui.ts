@@ -5,7 +5,7 @@ import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
 import { alphaMaskedPng, type EditInput } from "@/lib/images/edit-input";
 import { log } from "@/lib/log";
-import { type ComfyMessage, type ComfySocket, openComfySocket } from "./comfyui-socket";
+import { type ComfyMessage, type ComfySocket, EarlyFrames, openComfySocket } from "./comfyui-socket";
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
 import { renderSizeFor, stepsFor } from "./presets";
@@ -80,17 +80,27 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
     promptId: undefined as string | undefined,
     ended: false,
     failure: undefined as LocalServerError | undefined,
-    early: [] as ComfyMessage[],
+    early: new EarlyFrames(),
   };
   let wake: () => void = () => undefined;
+  // A server that floods the socket before naming the prompt loses this attempt: the socket is dropped, and so is
+  // the wait for POST /prompt.
+  const flood = new AbortController();
 
-  const onMessage = (message: ComfyMessage) => {
-    if (state.promptId === undefined) {
-      if (message.type !== "status") state.early.push(message);
-      else handle(message);
+  const onMessage = (message: ComfyMessage, bytes: number): "drop" | undefined => {
+    if (state.promptId !== undefined || message.type === "status") {
+      handle(message);
       return;
     }
-    handle(message);
+    if (state.early.add(message, bytes)) return;
+    if (!flood.signal.aborted) {
+      log.warn("comfyui websocket flooded before the prompt was queued; dropping it", {
+        request_id: args.job.requestId,
+        server: server.index,
+      });
+      flood.abort(new LocalServerError("malformed", "the server flooded the websocket before answering POST /prompt"));
+    }
+    return "drop";
   };
   const handle = (message: ComfyMessage) => {
     const data = message.data;
@@ -153,6 +163,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
   };
 
   let socket: ComfySocket | undefined;
+  const attempt = AbortSignal.any([signal, flood.signal]);
   try {
     socket = await openComfySocket(
       server.url,
@@ -163,6 +174,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       onBinary,
     );
   } catch (err) {
+    if (flood.signal.aborted) throw flood.signal.reason;
     if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
     // HTTP still works without the socket (e.g. a proxy that does not pass upgrades): poll /history instead.
     log.warn("comfyui websocket unavailable, polling instead", {
@@ -185,9 +197,10 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       method: "POST",
       headers,
       json: { prompt: graph, client_id: clientId },
-      signal,
+      signal: attempt,
       timeoutMs: CALL_TIMEOUT_MS,
     });
+    if (flood.signal.aborted) throw flood.signal.reason;
     if (submitted.status !== 200) {
       // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
       if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
@@ -200,7 +213,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
     state.promptId = promptId;
     state.phase = "waiting";
     report(null, "queued on the GPU server");
-    for (const message of state.early.splice(0)) handle(message);
+    for (const message of state.early.take()) handle(message);
 
     while (!state.ended) {
       if (socket?.isOpen()) {
