@@ -12,7 +12,7 @@ import { normalizeImage } from "./normalize";
 import { previewEngine } from "./preview";
 import { runWithProgress } from "./progress";
 import type { ProviderCall } from "./providers/types";
-import { PREVIEW_ROUTE, type Route } from "./routes";
+import { isLocalKind, PREVIEW_ROUTE, type Route } from "./routes";
 import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
 export type ChainDeps = {
   timeoutMs: number;
@@ -36,15 +36,22 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
     calls.set(route.id, call);
     return call;
   };
+  const ableFor = (job: GenerateJob) => {
+    const need = inputNeeded({ image: job.input, mask: job.input?.mask });
+    // A chain skips the routes that cannot take the request; the route layer refused it when none can.
+    return routes.flatMap((r) => variantFor(model, r, need, deps.capabilities) ?? []);
+  };
   return {
     id: routes[0].id,
     ai: routes[0].provider !== PREVIEW_ROUTE,
+    // The GPU servers batch; the first route decides, and a fallback to one that does not makes just one image.
+    batchSize(job: GenerateJob) {
+      const first = ableFor(job)[0];
+      return first && isLocalKind(first.provider) ? Math.max(1, job.count ?? 1) : 1;
+    },
     async generate(job: GenerateJob): Promise<GeneratedImage> {
       const failures: Failure[] = [];
-      const need = inputNeeded({ image: job.input, mask: job.input?.mask });
-      // A chain skips the routes that cannot take the request; the route layer refused it when none can.
-      const able = routes.flatMap((r) => variantFor(model, r, need, deps.capabilities) ?? []);
-      for (const route of able) {
+      for (const route of ableFor(job)) {
         if (route.provider === PREVIEW_ROUTE) {
           return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
         }
@@ -65,7 +72,8 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         const ms = performance.now() - started;
         if (outcome.ok) {
           deps.health.record(route.id, true, ms);
-          return { ...outcome.image, engine: route.id, ai: true };
+          const more = outcome.image.more?.map((image) => ({ ...image, engine: route.id, ai: true }));
+          return { ...outcome.image, engine: route.id, ai: true, ...(more && { more }) };
         }
         const failure = outcome.failure;
         log.warn("provider route failed", {
@@ -110,7 +118,19 @@ async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: num
     );
     clearTimeout(timer);
     const png = await normalizeImage(result.bytes, job.width, job.height);
-    return { ok: true, image: { png, width: job.width, height: job.height, seed: result.seed } };
+    const wanted = Math.max(0, (job.count ?? 1) - 1);
+    const more = await Promise.all(
+      (result.more ?? []).slice(0, wanted).map(async (extra) => ({
+        png: await normalizeImage(extra.bytes, job.width, job.height),
+        width: job.width,
+        height: job.height,
+        seed: extra.seed,
+      })),
+    );
+    return {
+      ok: true,
+      image: { png, width: job.width, height: job.height, seed: result.seed, ...(more.length > 0 && { more }) },
+    };
   } catch (err) {
     return { ok: false, failure: classifyFailure(err, signals()) };
   } finally {

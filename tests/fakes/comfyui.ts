@@ -96,6 +96,8 @@ export async function startComfyFake(
   let running: QueueItem | undefined;
   let interruptFlag = false;
   let number = 0;
+  // folder_paths' counter: every saved file gets the next one.
+  let saved = 0;
   let wakeWorker: () => void = () => undefined;
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -466,7 +468,7 @@ export async function startComfyFake(
         const type = node.class_type === "SaveImage" ? "output" : "temp";
         const prefix = String(node.inputs.filename_prefix ?? "ComfyUI");
         const subfolder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
-        const filename = `${prefix.slice(prefix.lastIndexOf("/") + 1)}_${String(number).padStart(5, "0")}_.png`;
+        const filename = `${prefix.slice(prefix.lastIndexOf("/") + 1)}_${String(++saved).padStart(5, "0")}_.png`;
         files.set(`${type}/${subfolder}/${filename}`, await pngOf(width, height));
         const output = { images: [{ filename, subfolder, type }] };
         outputs[id] = output;
