@@ -5,6 +5,7 @@ import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { type AttemptOutcome, observeRouteAttempt } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
+import { batches } from "./batching";
 import { type CapabilityEnv, variantFor } from "./capabilities";
 import { classifyFailure, type Failure } from "./failures";
 import type { HealthBook } from "./health";
@@ -12,7 +13,7 @@ import { normalizeImage } from "./normalize";
 import { previewEngine } from "./preview";
 import { runWithProgress } from "./progress";
 import type { ProviderCall } from "./providers/types";
-import { isLocalKind, PREVIEW_ROUTE, type Route } from "./routes";
+import { PREVIEW_ROUTE, type Route } from "./routes";
 import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
 export type ChainDeps = {
   timeoutMs: number;
@@ -44,10 +45,10 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
   return {
     id: routes[0].id,
     ai: routes[0].provider !== PREVIEW_ROUTE,
-    // The GPU servers batch; the first route decides, and a fallback to one that does not makes just one image.
+    // The first route decides (ROUTE_BATCHING); a fallback to one that does not batch makes just one image.
     batchSize(job: GenerateJob) {
       const first = ableFor(job)[0];
-      return first && isLocalKind(first.provider) ? Math.max(1, job.count ?? 1) : 1;
+      return first && batches(first.provider) ? Math.max(1, job.count ?? 1) : 1;
     },
     async generate(job: GenerateJob): Promise<GeneratedImage> {
       const failures: Failure[] = [];
