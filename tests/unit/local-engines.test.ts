@@ -386,6 +386,48 @@ describe("pool rules (a clock of our own)", () => {
     return { pool, ctx, fail, advance: (ms: number) => (now += ms) };
   };
 
+  it("spreads a request's images over the servers in service, in parts differing by at most one", async () => {
+    const pool = new ServerPool("a1111", ["http://gpu-a", "http://gpu-b", "http://gpu-c"]);
+    const ctx = { requestId: "req_spread", signal: new AbortController().signal, cancelled: () => false };
+    const parts: [number, number, number][] = [];
+    const attempt = async (server: { index: number }, offset: number, size: number) => {
+      parts.push([server.index, offset, size]);
+      await new Promise((r) => setTimeout(r, 5));
+      return Array.from({ length: size }, (_, i) => offset + i);
+    };
+    assert.deepEqual(await pool.runSpread(ctx, 4, attempt), [0, 1, 2, 3]);
+    assert.deepEqual(
+      parts.sort((a, b) => a[1] - b[1]),
+      [
+        [1, 0, 2],
+        [2, 2, 1],
+        [3, 3, 1],
+      ],
+      "4 images on 3 servers: 2, 1 and 1, each part on its own server",
+    );
+    parts.length = 0;
+    pool.servers[2].outUntil = Date.now() + EJECT_MS;
+    assert.deepEqual(await pool.runSpread(ctx, 4, attempt), [0, 1, 2, 3]);
+    assert.deepEqual(parts.map((p) => p[2]).sort(), [2, 2], "a server out of the pool gets no part");
+    parts.length = 0;
+    assert.deepEqual(await pool.runSpread(ctx, 1, attempt), [0]);
+    assert.equal(parts.length, 1);
+  });
+
+  it("keeps the images of the parts that succeeded when another part fails everywhere", async () => {
+    const pool = new ServerPool("a1111", ["http://gpu-a", "http://gpu-b"]);
+    const ctx = { requestId: "req_spread", signal: new AbortController().signal, cancelled: () => false };
+    const made = await pool.runSpread(ctx, 4, async (_server, offset, size) => {
+      if (offset === 0) throw new LocalServerError("http", "HTTP 500", { status: 500 });
+      return Array.from({ length: size }, (_, i) => offset + i);
+    });
+    assert.deepEqual(made, [2, 3]);
+    await assert.rejects(
+      pool.runSpread(ctx, 2, () => Promise.reject(new LocalServerError("http", "HTTP 500", { status: 500 }))),
+      LocalServerError,
+    );
+  });
+
   it("after 30 s out, a server is tried again; one more failure takes it out again, a success brings it back", async () => {
     const { pool, ctx, fail, advance } = setUp();
     const a = pool.servers[0];
