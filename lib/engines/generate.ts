@@ -154,7 +154,7 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
     settled.push(...(await Promise.allSettled(made.map((image) => store(job, image)))));
     const got = new Set(made.map((image) => image.seed));
     // The caller's seeds that the batch did not cover; without a caller's seed, fresh ones.
-    singles = made.length === 0 ? [] : seeds.slice(1).filter((seed) => seed === undefined || !got.has(seed));
+    singles = made.length === 0 ? [] : seeds.filter((seed) => seed === undefined || !got.has(seed));
     singles = singles.slice(0, Math.max(0, n - made.length));
   }
   settled.push(
