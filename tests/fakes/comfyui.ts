@@ -58,8 +58,15 @@ export type ComfyFake = {
   previews: false | "JPEG" | "PNG";
   /** Preview frames sent: the binary event type used and the step each one shows. */
   previewsSent: { event: 1 | 4; step: number }[];
-  /** In `flood` mode: the padding in each frame, how long the flood may last, and what it did. */
-  flood: { frameBytes: number; maxMs: number; framesSent: number; bytesSent: number; lastedMs: number };
+  /** In `flood` mode: the padding in each frame (binary preview frames when `binary`), how long it may last, what it did. */
+  flood: {
+    frameBytes: number;
+    binary?: boolean;
+    maxMs: number;
+    framesSent: number;
+    bytesSent: number;
+    lastedMs: number;
+  };
   /** How many prompts are running or waiting now. */
   busy: () => number;
   reset: () => void;
@@ -494,10 +501,12 @@ export async function startComfyFake(
    */
   async function flood(sid: string) {
     const ws = sockets.get(sid);
-    const frame = JSON.stringify({
-      type: "progress",
-      data: { value: 1, max: 30, node: "3", prompt_id: randomUUID(), padding: "x".repeat(fake.flood.frameBytes) },
-    });
+    const frame = fake.flood.binary
+      ? Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 1]), Buffer.alloc(fake.flood.frameBytes, 0xff)])
+      : JSON.stringify({
+          type: "progress",
+          data: { value: 1, max: 30, node: "3", prompt_id: randomUUID(), padding: "x".repeat(fake.flood.frameBytes) },
+        });
     const started = Date.now();
     let inFlight = 0;
     while (ws?.readyState === WebSocket.OPEN && Date.now() - started < fake.flood.maxMs) {

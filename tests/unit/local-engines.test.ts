@@ -209,14 +209,16 @@ describe("pools", () => {
     assert.equal(good.prompts.length, 1);
   });
 
-  for (const [what, frameBytes] of [
-    ["large", 512 * 1024],
-    ["small", 64],
+  for (const [what, frameBytes, binary] of [
+    ["large", 512 * 1024, false],
+    ["small", 64, false],
+    ["binary", 256 * 1024, true],
   ] as const) {
     it(`drops the socket of a server that floods it with ${what} frames before POST /prompt answers, and fails over`, async () => {
       const [flooder, good] = [await comfy(), await comfy()];
       flooder.mode = "flood";
       flooder.flood.frameBytes = frameBytes;
+      flooder.flood.binary = binary;
       const started = Date.now();
       const image = await engineOf("gamma-xl-1024-v1-0", {
         COMFYUI_URLS: `${flooder.url},${good.url}`,

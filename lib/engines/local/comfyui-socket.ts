@@ -26,7 +26,8 @@ export function openComfySocket(
   /** Hears each JSON frame and its size; answering "drop" closes the socket at once. */
   onMessage: (message: ComfyMessage, bytes: number) => "drop" | undefined,
   signal: AbortSignal,
-  onBinary: (frame: Buffer) => void = () => undefined,
+  /** Hears each binary frame; answering "drop" closes the socket at once. */
+  onBinary: (frame: Buffer) => "drop" | undefined = () => undefined,
 ): Promise<ComfySocket> {
   const url = `${httpBase.replace(/^http/, "ws")}${path}`;
   return new Promise((resolve, reject) => {
@@ -58,7 +59,8 @@ export function openComfySocket(
     ws.on("open", () => ws.send(JSON.stringify({ type: "feature_flags", data: { supports_preview_metadata: true } })));
     ws.on("message", (raw, isBinary) => {
       if (isBinary) {
-        if (ready) onBinary(Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
+        const frame = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+        if (ready && onBinary(frame) === "drop") ws.terminate();
         return;
       }
       const text = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);

@@ -115,6 +115,10 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]>
       handle(message);
       return;
     }
+    return early(message, bytes);
+  };
+  /** Counts a frame that came before the prompt id; past the cap the socket goes, and so does this attempt. */
+  const early = (message: ComfyMessage, bytes: number): "drop" | undefined => {
     if (state.early.add(message, bytes)) return;
     if (!flood.signal.aborted) {
       log.warn("comfyui websocket flooded before the prompt was queued; dropping it", {
@@ -167,8 +171,10 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]>
     }
   };
   // A preview names its prompt only in the metadata format; on this client id's socket any other one is ours.
-  const onBinary = (frame: Buffer) => {
-    if (state.promptId === undefined || state.phase === "done") return;
+  const onBinary = (frame: Buffer): "drop" | undefined => {
+    // Nothing binary is kept before the prompt id, but it counts towards the flood cap.
+    if (state.promptId === undefined) return early({ type: "binary", data: {} }, frame.length);
+    if (state.phase === "done") return;
     const preview = comfyPreviewOf(frame);
     if (preview && (preview.promptId === undefined || preview.promptId === state.promptId)) {
       args.previews.offer(preview.image);
