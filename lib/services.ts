@@ -120,6 +120,7 @@ export function createServices(
     },
     uploads: new UploadGate({
       capacity: config.upload.maxInflightBytes,
+      maxFileBytes: config.upload.maxBytes,
       idleTimeoutMs: config.upload.idleTimeoutMs,
       timeoutMs: config.upload.timeoutMs,
     }),

@@ -3,8 +3,9 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import Busboy from "busboy";
+import type { Caller } from "@/lib/auth/types";
 import { ApiError } from "@/lib/schemas/api-error";
-import type { UploadGate, UploadSlot } from "@/lib/work/upload-gate";
+import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 
 export type Upload = {
   /** Bytes of the `image` file part, if one was sent as a file. */
@@ -23,15 +24,13 @@ export type Upload = {
 /** A multipart request whose shape checked out and whose body is not read yet (see checkUpload). */
 export type PendingUpload = {
   /**
-   * Reads the body for `identity` (caller.identity) through `gate`: 429 when the identity sends too many uploads at
-   * once or holds more than its share, 503 when the budget is full, 408 when the body stalls or takes too long.
+   * Reads the body for `caller` through `gate`: 429 when the caller sends too many uploads at once or they hold
+   * more than its share, 503 when the budget is full, 408 when the body stalls or takes too long.
    */
-  read(gate: UploadGate, identity: string): Promise<Upload>;
+  read(gate: UploadGate, caller: Pick<Caller, "identity" | "plan">): Promise<Upload>;
 };
 
 const MAX_FIELD_BYTES = 1024;
-// Room for multipart boundaries and the small text fields on top of the file itself.
-const ENVELOPE_BYTES = 64 * 1024;
 
 /** The file parts an endpoint reads: enhance takes an image; generate an image and its mask. */
 export type UploadFiles = "image" | "image+mask";
@@ -47,7 +46,7 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   }
   const takesMask = files === "image+mask";
   // Each file may reach the limit; the body holds them both.
-  const maxBody = maxFileBytes * (takesMask ? 2 : 1) + ENVELOPE_BYTES;
+  const maxBody = maxFileBytes * (takesMask ? 2 : 1) + MULTIPART_ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBody) throw tooLarge(maxFileBytes);
   const body = req.body;
@@ -63,8 +62,8 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
     throw new ApiError("invalid_request", "The multipart body is malformed.");
   }
   return {
-    read: (gate, identity) => {
-      const slot = gate.open(identity);
+    read: (gate, caller) => {
+      const slot = gate.open(caller);
       const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
       return parse(source, parser, slot, { maxBody, maxFileBytes, takesMask, gate });
     },
@@ -76,10 +75,10 @@ export function readUpload(
   req: Request,
   maxFileBytes: number,
   gate: UploadGate,
-  identity: string,
+  caller: Pick<Caller, "identity" | "plan">,
   files: UploadFiles = "image",
 ): Promise<Upload> {
-  return checkUpload(req, maxFileBytes, files).read(gate, identity);
+  return checkUpload(req, maxFileBytes, files).read(gate, caller);
 }
 
 type Limits = { maxBody: number; maxFileBytes: number; takesMask: boolean; gate: UploadGate };

@@ -5,13 +5,18 @@ import { QueueFull, TooManyAtOnce } from "@/lib/errors";
 import { StreamSlots } from "@/lib/work/stream-slots";
 import { UploadGate } from "@/lib/work/upload-gate";
 
-const gateOf = (capacity: number) =>
-  new UploadGate({ capacity, idleTimeoutMs: 1000, timeoutMs: 5000, uploadsPerIdentity: 2, budgetShare: 0.5 });
+const LIMITS = { free: { atOnce: 2, budgetShare: 0.5 }, pro: { atOnce: 3, budgetShare: 0.8 } };
+// Files of 100 bytes: one body of two of them plus the envelope is far below any share here... but for the floor test.
+const gateOf = (capacity: number, maxFileBytes = 10) =>
+  new UploadGate({ capacity, maxFileBytes, idleTimeoutMs: 1000, timeoutMs: 5000, perPlan: LIMITS });
+const free = (ip: string) => ({ identity: `ip:${ip}`, plan: "free" as const });
+const pro = (id: string) => ({ identity: `key:${id}`, plan: "pro" as const });
+const MB = 1024 * 1024;
 
 describe("upload gate", () => {
   it("holds nothing for a declared size: bytes count as they arrive", () => {
-    const gate = gateOf(1000);
-    const slot = gate.open("ip:a");
+    const gate = gateOf(10 * MB);
+    const slot = gate.open(free("a"));
     assert.equal(gate.inUse, 0);
     slot.grow(100);
     slot.grow(50);
@@ -21,31 +26,50 @@ describe("upload gate", () => {
     assert.equal(gate.inUse, 0, "released once, whatever the calls");
   });
 
-  it("lets one identity send only so many at once; an arrived body frees its place but keeps its bytes", () => {
-    const gate = gateOf(1000);
-    const first = gate.open("ip:a");
-    gate.open("ip:a");
-    assert.throws(() => gate.open("ip:a"), TooManyAtOnce);
-    gate.open("ip:b");
+  it("lets one identity send only so many at once, more for a Pro key; an arrived body frees its place", () => {
+    const gate = gateOf(10 * MB);
+    const first = gate.open(free("a"));
+    gate.open(free("a"));
+    assert.throws(() => gate.open(free("a")), TooManyAtOnce);
+    gate.open(free("b"));
+    for (let i = 0; i < 3; i++) gate.open(pro("k"));
+    assert.throws(() => gate.open(pro("k")), /at most 3 at once/);
     first.grow(10);
     first.arrived();
-    assert.equal(gate.inUse, 10);
-    gate.open("ip:a");
+    assert.equal(gate.inUse, 10, "its bytes stay held until the work is done");
+    gate.open(free("a"));
   });
 
-  it("keeps each identity to its share of the budget, and the budget for everyone", () => {
-    const gate = gateOf(1000);
-    const a = gate.open("ip:a");
-    a.grow(500);
+  it("keeps what each identity is still sending to its share of the budget, and everyone to the budget", () => {
+    const gate = gateOf(10 * MB);
+    const a = gate.open(free("a"));
+    a.grow(5 * MB);
     assert.throws(() => a.grow(1), TooManyAtOnce, "past its half");
-    const b = gate.open("ip:b");
-    b.grow(400);
-    const c = gate.open("ip:c");
-    c.grow(100);
+    a.arrived();
+    const again = gate.open(free("a"));
+    again.grow(1); // what has arrived no longer counts against the identity
+    const k = gate.open(pro("k"));
+    k.grow(4 * MB);
+    const c = gate.open(free("c"));
+    c.grow(MB - 1);
     assert.throws(() => c.grow(1), QueueFull, "the budget is full");
     a.release();
     c.grow(1);
-    assert.equal(gate.inUse, 501);
+    assert.equal(gate.inUse, 5 * MB + 1);
+  });
+
+  it("always fits one body of the largest size in an identity's share", () => {
+    const gate = gateOf(10 * MB, 2 * MB);
+    const a = gate.open(free("a"));
+    a.grow(4 * MB + 64 * 1024); // two 2 MB files and the envelope, over a quarter of 10 MB
+    assert.throws(
+      () =>
+        gateOf(4 * MB, 8 * MB)
+          .open(free("b"))
+          .grow(4 * MB + 1),
+      QueueFull,
+      "the budget still binds",
+    );
   });
 });
 

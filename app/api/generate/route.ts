@@ -31,7 +31,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   const form = isMultipart(req) ? checkUpload(req, svc.config.upload.maxBytes, "image+mask") : null;
   if (form) await refuseSpentCaller(req, quota);
   const submission = form
-    ? parseGenerateForm(await form.read(svc.uploads, caller.identity))
+    ? parseGenerateForm(await form.read(svc.uploads, caller))
     : await parseGenerateJson(req);
   let heldByJob = false;
   try {
