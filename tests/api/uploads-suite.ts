@@ -2,7 +2,7 @@
 // caller with nothing left is refused before it sends its body, and event streams are capped per caller.
 import assert from "node:assert/strict";
 import http from "node:http";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import { type Fakes, startAllFakes } from "../fakes";
 import { type App, createKey, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
@@ -94,8 +94,11 @@ export function runUploadsSuite(backend: Backend) {
       },
     });
   });
+  // Whatever a test asserted, its held uploads go, so the next test starts with the whole budget.
+  afterEach(() => {
+    for (const upload of held.splice(0)) upload.drop();
+  });
   after(async () => {
-    for (const upload of held) upload.drop();
     await app?.stop();
     await fakes?.closeAll();
     await backends?.close();
@@ -131,7 +134,6 @@ export function runUploadsSuite(backend: Backend) {
       const refused = await Promise.all(uploads.filter((u) => u.settled).map((u) => u.reply));
       assert.equal(refused.length, 12);
       for (const reply of refused) assertRefused(reply, /at most 4 at once/);
-      for (const upload of uploads) upload.drop();
     });
 
     it("refuses a Free client with its enhancements used up before it sends any body, 16 times at once", async () => {
