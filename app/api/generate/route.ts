@@ -30,9 +30,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
   // An upload's shape is checked and the caller's quota peeked before its body is read.
   const form = isMultipart(req) ? checkUpload(req, svc.config.upload.maxBytes, "image+mask") : null;
   if (form) await refuseSpentCaller(req, quota);
-  const submission = form
-    ? parseGenerateForm(await form.read(svc.uploads, caller))
-    : await parseGenerateJson(req);
+  const submission = form ? parseGenerateForm(await form.read(svc.uploads, caller)) : await parseGenerateJson(req);
   let heldByJob = false;
   try {
     const { request, image, mask, strength, uses12 } = submission;
