@@ -27,6 +27,7 @@ import {
 import { benchOps } from "./ops";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
+import { benchWebhooks } from "./webhooks";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -109,6 +110,11 @@ async function mainEventsOnly() {
 /** `npm run bench -- --upload-attack-only`: a legit enhance during a slow-upload attack, against none. */
 async function mainUploadAttackOnly() {
   printRows(await benchUploadAttack(Number(process.env.BENCH_ROUNDS ?? 4)));
+}
+
+/** `npm run bench -- --webhooks-only`: another key's webhook delay, idle and with 48 hanging on one receiver. */
+async function mainWebhooksOnly() {
+  printTable(await benchWebhooks(Number(process.env.BENCH_ROUNDS ?? 5)));
 }
 
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
@@ -270,6 +276,8 @@ async function main() {
   neuralTables.push(await benchImageInput());
   // 10. The current tree against 1.1 before the store re-cut, on SQLite and on Upstash.
   neuralTables.push(await benchAgainstBaseline(rounds));
+  // 11. Webhook fairness: another key's webhook, idle and while one key's 48 hang on a receiver that never answers.
+  neuralTables.push(await benchWebhooks());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -290,6 +298,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--image-input-only", mainImageInputOnly],
   ["--baseline-only", mainBaselineOnly],
   ["--upload-attack-only", mainUploadAttackOnly],
+  ["--webhooks-only", mainWebhooksOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 run().catch((err) => {
