@@ -14,6 +14,7 @@ import {
   ShuttingDown,
   StorageUnavailable,
   StoreUnavailable,
+  TooManyAtOnce,
   UnsupportedInput,
   WorkAborted,
 } from "@/lib/errors";
@@ -63,6 +64,7 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof QueueFull || err instanceof ShuttingDown) {
     return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
   }
+  if (err instanceof TooManyAtOnce) return new ApiError("rate_limited", err.message, { retryAfter: err.retryAfterS });
   if (err instanceof ChainExhausted) {
     if (!err.allAtCapacity) return new ApiError("generation_failed");
     return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", {

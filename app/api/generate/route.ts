@@ -2,7 +2,9 @@
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { assertPromptAllowed } from "@/lib/api/filter-prompt";
 import { recordDepsFor } from "@/lib/api/image-records";
-import { parseGenerate } from "@/lib/api/parse-generate";
+import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/api/parse-generate";
+import { checkUpload } from "@/lib/api/read-upload";
+import { refuseSpentCaller } from "@/lib/api/refuse-spent";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { inputNeeded } from "@/lib/catalog/route-inputs";
@@ -25,7 +27,10 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
-  const submission = await parseGenerate(req, svc.config.upload.maxBytes, svc.uploads);
+  // An upload's shape is checked and the caller's quota peeked before its body is read.
+  const form = isMultipart(req) ? checkUpload(req, svc.config.upload.maxBytes, "image+mask") : null;
+  if (form) await refuseSpentCaller(req, quota);
+  const submission = form ? parseGenerateForm(await form.read(svc.uploads, caller)) : await parseGenerateJson(req);
   let heldByJob = false;
   try {
     const { request, image, mask, strength, uses12 } = submission;
