@@ -10,6 +10,8 @@ export type Upload = {
   image: Buffer | null;
   /** True when `image` was sent as a plain text field instead of a file. */
   imageWasText: boolean;
+  /** How many image files came (`image` and `image[]` together, for the endpoints that take several). */
+  imageCount: number;
   /** Bytes of the `mask` file part, when the endpoint takes one and it was sent as a file. */
   mask: Buffer | null;
   /** True when `mask` was sent as a plain text field instead of a file. */
@@ -20,11 +22,22 @@ export type Upload = {
 };
 
 const MAX_FIELD_BYTES = 1024;
+// OpenAI's edits take prompts of up to 4,000 characters: 16 KB of UTF-8 at most.
+const MAX_OPENAI_FIELD_BYTES = 16 * 1024;
 // Room for multipart boundaries and the small text fields on top of the file itself.
 const ENVELOPE_BYTES = 64 * 1024;
 
-/** The file parts an endpoint reads: enhance takes an image; generate an image and its mask. */
-export type UploadFiles = "image" | "image+mask";
+/**
+ * The file parts an endpoint reads: enhance takes an image; generate an image and its mask; OpenAI's edits up to
+ * four images, as `image` or `image[]` (clients send arrays either way), and a mask. Only the first image is kept.
+ */
+export type UploadFiles = "image" | "image+mask" | "images+mask";
+
+/** The most image files an "images+mask" upload may carry. */
+export const MAX_UPLOAD_IMAGES = 4;
+
+/** How many files of at most the per-file limit the body may hold, by what the endpoint reads. */
+const FILES_IN_BODY: Record<UploadFiles, number> = { image: 1, "image+mask": 2, "images+mask": MAX_UPLOAD_IMAGES + 1 };
 
 export async function readUpload(
   req: Request,
@@ -36,9 +49,10 @@ export async function readUpload(
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
     throw new ApiError("invalid_request", "Send the image as multipart/form-data.");
   }
-  const takesMask = files === "image+mask";
-  // Each file may reach the limit; the body holds them both.
-  const maxBody = maxFileBytes * (takesMask ? 2 : 1) + ENVELOPE_BYTES;
+  const takesMask = files !== "image";
+  const severalImages = files === "images+mask";
+  // Each file may reach the limit; the body holds them all.
+  const maxBody = maxFileBytes * FILES_IN_BODY[files] + ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBody) throw tooLarge(maxFileBytes);
   if (!req.body) throw new ApiError("invalid_image", "The image field is missing.");
@@ -47,7 +61,13 @@ export async function readUpload(
   try {
     parser = Busboy({
       headers: { "content-type": type },
-      limits: { files: 4, fileSize: maxFileBytes, fields: 16, fieldSize: MAX_FIELD_BYTES, parts: 24 },
+      limits: {
+        files: severalImages ? MAX_UPLOAD_IMAGES + 3 : 4,
+        fileSize: maxFileBytes,
+        fields: 16,
+        fieldSize: severalImages ? MAX_OPENAI_FIELD_BYTES : MAX_FIELD_BYTES,
+        parts: 24,
+      },
     });
   } catch {
     throw new ApiError("invalid_request", "The multipart body is malformed.");
@@ -61,6 +81,7 @@ export async function readUpload(
       const result: Upload = {
         image: null,
         imageWasText: false,
+        imageCount: 0,
         mask: null,
         maskWasText: false,
         fields: {},
@@ -81,7 +102,12 @@ export async function readUpload(
         received += chunk.length;
         if (received > maxBody) fail(tooLarge(maxFileBytes));
       });
-      parser.on("file", (name, stream) => {
+      parser.on("file", (field, stream) => {
+        const name = severalImages && field === "image[]" ? "image" : field;
+        if (name === "image") result.imageCount++;
+        if (severalImages && name === "image" && result.imageCount > MAX_UPLOAD_IMAGES) {
+          return fail(new ApiError("invalid_image", `Send at most ${MAX_UPLOAD_IMAGES} images.`, { param: "image" }));
+        }
         const part = name === "image" || (takesMask && name === "mask") ? name : null;
         if (!part || result[part]) {
           stream.resume();
@@ -102,7 +128,7 @@ export async function readUpload(
       });
       parser.on("field", (name, value, info) => {
         if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
-        if (name === "image") result.imageWasText = true;
+        if (name === "image" || (severalImages && name === "image[]")) result.imageWasText = true;
         else if (takesMask && name === "mask") result.maskWasText = true;
         else if (!(name in result.fields)) result.fields[name] = value;
       });
