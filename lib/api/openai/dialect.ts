@@ -4,6 +4,7 @@ import { type ApiPolicy, type Dialect, respond } from "@/lib/api/with-api";
 import { secondsUntil, type Usage } from "@/lib/quota/types";
 import type { ApiError } from "@/lib/schemas/api-error";
 import type { ErrorCode } from "@/lib/schemas/error-codes";
+import { OPENAI_ANSWERS } from "@/lib/schemas/openai";
 
 type OpenAIErrorType = "invalid_request_error" | "authentication_error" | "rate_limit_error" | "server_error";
 
@@ -13,11 +14,6 @@ const TYPE_BY_STATUS: Record<number, OpenAIErrorType> = {
   429: "rate_limit_error",
   500: "server_error",
   503: "server_error",
-};
-
-/** Where OpenAI answers differently: a filtered prompt is its 400 `moderation_blocked`. */
-const OPENAI_ANSWERS: Partial<Record<ErrorCode, { status: number; code: string }>> = {
-  content_filtered: { status: 400, code: "moderation_blocked" },
 };
 
 /** The field an error is about when the error itself does not say (the SDKs show `param`). */
