@@ -24,6 +24,7 @@ import {
   serveReference,
   type Table,
 } from "./neural";
+import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
 import { benchUsageRecording } from "./usage-recording";
 
@@ -99,6 +100,11 @@ async function mainOpsOnly() {
 /** `npm run bench -- --image-input-only`: just what an image input and extra images cost on the path. */
 async function mainImageInputOnly() {
   printTable(await benchImageInput());
+}
+
+/** `npm run bench -- --openai-only`: just what the OpenAI-compatible /v1 shape costs over /api. */
+async function mainOpenAIOnly() {
+  printTable(await benchOpenAI());
 }
 
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
@@ -261,6 +267,8 @@ async function main() {
   neuralTables.push(await benchEvents());
   // 9. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
   neuralTables.push(await benchImageInput());
+  // 10. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
+  neuralTables.push(await benchOpenAI());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -279,6 +287,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--neural-speed-only", mainNeuralSpeedOnly],
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
+  ["--openai-only", mainOpenAIOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 run().catch((err) => {
