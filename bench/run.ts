@@ -1,11 +1,11 @@
 // `npm run bench`: figures measured side by side in one run, printed as ratios against a baseline (neural part in neural.ts).
 
-import fs from "node:fs";
 import autocannon from "autocannon";
 import sharp from "sharp";
 import { createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
+import { benchAgainstBaseline } from "./baseline";
 import { benchEvents } from "./events";
 import { benchQuotaBeforeCost } from "./hardening";
 import { benchImageInput } from "./image-input";
@@ -26,7 +26,7 @@ import {
 } from "./neural";
 import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
-import { benchUsageRecording } from "./usage-recording";
+import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -41,12 +41,6 @@ function runCannon(url: string, headers: Record<string, string>, seconds: number
       err ? reject(err) : resolve(result as Cannon),
     );
   });
-}
-
-/** User + system CPU time of a process so far, in ms (Linux /proc; clock ticks are 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function percentile(values: number[], p: number): number {
@@ -105,6 +99,11 @@ async function mainImageInputOnly() {
 /** `npm run bench -- --openai-only`: just what the OpenAI-compatible /v1 shape costs over /api. */
 async function mainOpenAIOnly() {
   printTable(await benchOpenAI());
+}
+
+/** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
+async function mainBaselineOnly() {
+  printTable(await benchAgainstBaseline(Number(process.env.BENCH_ROUNDS ?? 5)));
 }
 
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
@@ -267,7 +266,9 @@ async function main() {
   neuralTables.push(await benchEvents());
   // 9. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
   neuralTables.push(await benchImageInput());
-  // 10. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
+  // 10. The current tree against 1.1 before the store re-cut, on SQLite and on Upstash.
+  neuralTables.push(await benchAgainstBaseline(rounds));
+  // 11. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
   neuralTables.push(await benchOpenAI());
 
   console.log(
@@ -287,6 +288,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--neural-speed-only", mainNeuralSpeedOnly],
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
+  ["--baseline-only", mainBaselineOnly],
   ["--openai-only", mainOpenAIOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;

@@ -1,7 +1,10 @@
 // A loopback AUTOMATIC1111 API (modules/api/api.py, models.py): POST /sdapi/v1/txt2img → { images: [base64],
 // parameters, info: JSON text with the seed used }, GET /sdapi/v1/progress → { progress, eta_relative, state,
 // current_image, textinfo }, POST /sdapi/v1/interrupt → {}. Jobs run one at a time (the queue lock); --api-auth
-// is HTTP Basic with FastAPI's 401 bodies.
+// is HTTP Basic with FastAPI's 401 bodies. Live previews as shared.state.set_current_image makes them: a new image
+// every `show_progress_every_n_steps` sampling steps, sent base64 (encode_pil_to_base64, PNG by default) unless the
+// poll says skip_current_image.
+import sharp from "sharp";
 import { expect, type Fake, imageFromBase64, imageOf, objectOf, startFake } from "./fake-server";
 
 export const A1111_AUTH = "darkroom:gpu-secret-pass";
@@ -24,7 +27,23 @@ export type A1111Fake = Fake & {
   stepDelayMs: number;
   /** Interrupts received. */
   interrupts: number;
+  /** opts.show_progress_every_n_steps: a new live preview every this many steps; 0 turns live previews off. */
+  previewEvery: number;
+  /** opts.samples_format, which current_image is encoded in. */
+  samplesFormat: "png" | "jpeg" | "webp";
+  /** Live previews sent in progress answers, each as the sampling step it shows. */
+  previewsSent: number[];
 };
+
+/**
+ * The live preview at a step: a small image whose grey level is the step's share of the run, so a reader can tell
+ * the order previews were made in.
+ */
+export function a1111PreviewOf(step: number, steps: number, format: "png" | "jpeg" | "webp"): Promise<Buffer> {
+  const level = Math.round((255 * step) / steps);
+  const img = sharp({ create: { width: 64, height: 64, channels: 3, background: { r: level, g: level, b: level } } });
+  return (format === "png" ? img.png() : format === "jpeg" ? img.jpeg() : img.webp()).toBuffer();
+}
 
 export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUTH }): Promise<A1111Fake> {
   const state = {
@@ -39,6 +58,8 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
     sampling_steps: 0,
   };
   let lock: Promise<void> = Promise.resolve();
+  // shared.state.current_image and the step it was made at.
+  let current: { step: number; image: Promise<Buffer> } | undefined;
   const cache = new Map<string, Promise<Buffer>>();
   const expected = opts.auth ? `Basic ${Buffer.from(opts.auth).toString("base64")}` : undefined;
 
@@ -57,12 +78,29 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
     }
     const key = `${req.method} ${req.path}`;
     if (key === "GET /sdapi/v1/progress") {
-      expect(f, req.query.get("skip_current_image") === "true", "progress asked without skip_current_image=true");
-      const progress =
-        state.job_count === 0 ? 0 : Math.min(1, 0.01 + state.sampling_step / Math.max(1, state.sampling_steps));
+      // ProgressRequest.skip_current_image: a bool, False when absent.
+      const skip = req.query.get("skip_current_image") ?? "false";
+      expect(f, ["true", "false"].includes(skip), `progress: skip_current_image=${skip}`);
+      if (state.job_count === 0) {
+        return { status: 200, json: { progress: 0, eta_relative: 0, state, current_image: null, textinfo: null } };
+      }
+      const progress = Math.min(1, 0.01 + state.sampling_step / Math.max(1, state.sampling_steps));
+      // set_current_image: a new preview once the sampler is show_progress_every_n_steps past the last one.
+      const every = a1111.previewEvery;
+      if (every > 0 && state.sampling_step > 0 && state.sampling_step - (current?.step ?? 0) >= every) {
+        current = {
+          step: state.sampling_step,
+          image: a1111PreviewOf(state.sampling_step, state.sampling_steps, a1111.samplesFormat),
+        };
+      }
+      let image: string | null = null;
+      if (current && skip === "false") {
+        image = (await current.image).toString("base64");
+        a1111.previewsSent.push(current.step);
+      }
       return {
         status: 200,
-        json: { progress, eta_relative: 0, state, current_image: null, textinfo: state.job_count ? "Sampling" : null },
+        json: { progress, eta_relative: 0, state, current_image: image, textinfo: "Sampling" },
       };
     }
     if (key === "POST /sdapi/v1/interrupt") {
@@ -98,6 +136,7 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
         sampling_steps: steps,
         interrupted: false,
       });
+      current = undefined;
       for (let step = 1; step <= steps && !state.interrupted; step++) {
         if (a1111.stepDelayMs > 0) await new Promise((r) => setTimeout(r, a1111.stepDelayMs));
         state.sampling_step = step;
@@ -132,13 +171,18 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
     }
   })) as A1111Fake;
   const a1111 = fake;
-  a1111.stepDelayMs = 0;
-  a1111.interrupts = 0;
+  const defaults = () => {
+    a1111.stepDelayMs = 0;
+    a1111.interrupts = 0;
+    a1111.previewEvery = 10;
+    a1111.samplesFormat = "png";
+    a1111.previewsSent = [];
+  };
+  defaults();
   const reset = fake.reset;
   a1111.reset = () => {
     reset();
-    a1111.stepDelayMs = 0;
-    a1111.interrupts = 0;
+    defaults();
   };
   return a1111;
 }

@@ -2,6 +2,10 @@
 // workflow, one worker runs the queue, and /ws?clientId= gets { type, data } frames: status, execution_start,
 // execution_cached, executing (node null = the end), progress { value, max }, executed, execution_success,
 // execution_error, execution_interrupted. /history, /queue, /interrupt and /view as the real routes, under /api/ too.
+// Sampler previews (when `previews` is set) as binary frames after each progress frame, as main.py's progress hook
+// and server.py send them: PREVIEW_IMAGE (1) = [u32 1][u32 format: 1 JPEG, 2 PNG][image], or, to a client whose
+// first message was feature_flags with supports_preview_metadata (and not on a `legacy` server),
+// PREVIEW_IMAGE_WITH_METADATA (4) = [u32 4][u32 length][metadata JSON with prompt_id, node_id, image_type][image].
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type net from "node:net";
@@ -49,6 +53,10 @@ export type ComfyFake = {
   socketsOpened: number;
   /** Sampler steps sent as progress frames so far. */
   stepsSent: number;
+  /** Whether the sampler sends preview frames, and in which image format (latent_preview's default is JPEG). */
+  previews: false | "JPEG" | "PNG";
+  /** Preview frames sent: the binary event type used and the step each one shows. */
+  previewsSent: { event: 1 | 4; step: number }[];
   /** How many prompts are running or waiting now. */
   busy: () => number;
   reset: () => void;
@@ -77,6 +85,8 @@ export async function startComfyFake(
   const wss = new WebSocketServer({ noServer: true });
   const connections = new Set<net.Socket>();
   const sockets = new Map<string, WebSocket>();
+  /** sockets_metadata: the client ids whose first message declared supports_preview_metadata. */
+  const metadataClients = new Set<string>();
   const files = new Map<string, Buffer>();
   const history = new Map<string, HistoryEntry>();
   let pending: QueueItem[] = [];
@@ -101,6 +111,8 @@ export async function startComfyFake(
     violations: [],
     socketsOpened: 0,
     stepsSent: 0,
+    previews: false,
+    previewsSent: [],
     busy: () => pending.length + (running ? 1 : 0),
     reset: () => {
       fake.mode = "ok";
@@ -113,6 +125,8 @@ export async function startComfyFake(
       fake.violations = [];
       fake.socketsOpened = 0;
       fake.stepsSent = 0;
+      fake.previews = false;
+      fake.previewsSent = [];
       wakeWorker();
     },
     close: async () => {
@@ -154,8 +168,30 @@ export async function startComfyFake(
       const sid = url.searchParams.get("clientId") || randomUUID().replace(/-/g, "");
       sockets.get(sid)?.terminate();
       sockets.set(sid, ws);
+      let first = true;
+      metadataClients.delete(sid);
+      ws.on("message", (raw, isBinary) => {
+        if (isBinary || !first) return;
+        first = false;
+        try {
+          const data = JSON.parse(raw.toString());
+          if (data?.type !== "feature_flags" || opts.legacy) return;
+          if (data.data?.supports_preview_metadata === true) metadataClients.add(sid);
+          ws.send(
+            JSON.stringify({
+              type: "feature_flags",
+              data: { supports_preview_metadata: true, max_upload_size: 104857600 },
+            }),
+          );
+        } catch {
+          // server.py logs invalid JSON and goes on.
+        }
+      });
       ws.on("close", () => {
-        if (sockets.get(sid) === ws) sockets.delete(sid);
+        if (sockets.get(sid) === ws) {
+          sockets.delete(sid);
+          metadataClients.delete(sid);
+        }
       });
       ws.send(JSON.stringify({ type: "status", data: { status: queueInfo(), sid } }));
     });
@@ -411,6 +447,7 @@ export async function startComfyFake(
           }
           send(sid, "progress", { value: step, max: steps, prompt_id: promptId, node: id });
           fake.stepsSent++;
+          if (fake.previews) await sendPreview(sid, promptId, id, step, steps, fake.previews, prompt);
           if (mode === "drop-ws" && step === Math.min(2, steps) && sid) sockets.get(sid)?.terminate();
         }
         if (failed) break;
@@ -440,8 +477,59 @@ export async function startComfyFake(
     send(sid, "executing", { node: null, prompt_id: promptId });
   }
 
+  /** The progress hook's preview: latent-sized (1/8 of the image), its grey level the step's share of the run. */
+  async function sendPreview(
+    sid: string | undefined,
+    promptId: string,
+    node: string,
+    step: number,
+    steps: number,
+    format: "JPEG" | "PNG",
+    prompt: Record<string, Node>,
+  ) {
+    const ws = sid === undefined ? undefined : sockets.get(sid);
+    if (!sid || ws?.readyState !== WebSocket.OPEN) return;
+    const { width, height } = latentSizeOf(prompt, fake.uploads);
+    const image = await comfyPreviewImage(step, steps, format, Math.max(8, width >> 3), Math.max(8, height >> 3));
+    const u32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32BE(n);
+      return b;
+    };
+    if (metadataClients.has(sid)) {
+      const metadata = Buffer.from(
+        JSON.stringify({
+          node_id: node,
+          prompt_id: promptId,
+          display_node_id: node,
+          parent_node_id: null,
+          real_node_id: node,
+          image_type: format === "PNG" ? "image/png" : "image/jpeg",
+        }),
+      );
+      ws.send(Buffer.concat([u32(4), u32(metadata.length), metadata, image]));
+      fake.previewsSent.push({ event: 4, step });
+    } else {
+      ws.send(Buffer.concat([u32(1), u32(format === "PNG" ? 2 : 1), image]));
+      fake.previewsSent.push({ event: 1, step });
+    }
+  }
+
   void worker();
   return fake;
+}
+
+/** A preview whose grey level is step/steps of white, so a reader can tell the order previews were made in. */
+export function comfyPreviewImage(
+  step: number,
+  steps: number,
+  format: "JPEG" | "PNG",
+  width = 64,
+  height = 64,
+): Promise<Buffer> {
+  const level = Math.round((255 * step) / steps);
+  const img = sharp({ create: { width, height, channels: 3, background: { r: level, g: level, b: level } } });
+  return (format === "PNG" ? img.png() : img.jpeg({ quality: 95 })).toBuffer();
 }
 
 function latentSizeOf(

@@ -9,6 +9,8 @@ export const ROOT = path.resolve(__dirname, "../..");
 
 export type App = {
   url: string;
+  /** The checkout the app runs from: this one, or another (the bench runs an earlier release beside it). */
+  root: string;
   port: number;
   dataDir: string;
   env: Record<string, string>;
@@ -36,8 +38,9 @@ export function tempDataDir(name: string): string {
 }
 
 export async function startApp(
-  opts: { env?: Record<string, string>; dataDir?: string; name?: string } = {},
+  opts: { env?: Record<string, string>; dataDir?: string; name?: string; root?: string } = {},
 ): Promise<App> {
+  const root = opts.root ?? ROOT;
   const port = await freePort();
   const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
   const env: Record<string, string> = {
@@ -53,7 +56,7 @@ export async function startApp(
   const launch = async () => {
     output = "";
     child = spawn("npm", ["start", "--silent"], {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
@@ -92,6 +95,7 @@ export async function startApp(
   await launch();
   return {
     url: `http://127.0.0.1:${port}`,
+    root,
     port,
     dataDir,
     env,
@@ -118,13 +122,13 @@ export async function startApp(
  * served from this very process (the Upstash bridge), which a blocking spawn would deadlock.
  */
 export function runScript(
-  app: Pick<App, "env">,
+  app: Pick<App, "env"> & { root?: string },
   script: string,
   args: string[],
 ): Promise<{ code: number; lines: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["run", "--silent", script, "--", ...args], {
-      cwd: ROOT,
+      cwd: app.root ?? ROOT,
       env: { ...process.env, ...app.env },
     });
     let stdout = "";
@@ -138,7 +142,10 @@ export function runScript(
   });
 }
 
-export async function createKey(app: Pick<App, "env">, label = "test"): Promise<{ key: string; id: string }> {
+export async function createKey(
+  app: Pick<App, "env"> & { root?: string },
+  label = "test",
+): Promise<{ key: string; id: string }> {
   const out = await runScript(app, "keys", ["create", "--label", label]);
   if (out.code !== 0) throw new Error(`keys create failed: ${out.stderr}`);
   const key = out.lines.at(-1)!;

@@ -1,5 +1,5 @@
-// AUTOMATIC1111-compatible servers (A1111, Forge, reForge, SD.Next): POST /sdapi/v1/txt2img, progress from
-// /sdapi/v1/progress while it runs, POST /sdapi/v1/interrupt on cancel or deadline.
+// AUTOMATIC1111-compatible servers (A1111, Forge, reForge, SD.Next): POST /sdapi/v1/txt2img, progress (and the live
+// preview, `current_image`) from /sdapi/v1/progress while it runs, POST /sdapi/v1/interrupt on cancel or deadline.
 import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
 import { whiteMaskPng } from "@/lib/images/edit-input";
@@ -7,6 +7,7 @@ import { log } from "@/lib/log";
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
 import { MODEL_PRESETS } from "./presets";
+import { type PreviewSink, previewSinkFor } from "./previews";
 import { type ProgressReporter, reporterFor, seedFor } from "./progress";
 import type { A1111Settings } from "./settings";
 
@@ -21,8 +22,11 @@ export function createA1111Call(checkpoint: string, settings: A1111Settings, poo
       ? await img2imgBody(job, checkpoint, seedFor(job))
       : txt2imgBody(job, checkpoint, seedFor(job));
     const report = reporterFor(job);
+    const previews = previewSinkFor(job);
     const ctx: RunContext = { requestId: job.requestId, signal, cancelled: () => job.signal.aborted };
-    return pool.run(ctx, (server) => runOnServer(server, { body, headers, signal, report, job }));
+    return pool
+      .run(ctx, (server) => runOnServer(server, { body, headers, signal, report, previews, job }))
+      .finally(() => previews.close());
   };
 }
 
@@ -76,6 +80,7 @@ type RunArgs = {
   headers: Record<string, string>;
   signal: AbortSignal;
   report: ProgressReporter;
+  previews: PreviewSink;
   job: GenerateJob;
 };
 
@@ -85,7 +90,8 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<{ bytes: 
   const onAbort = () => void interrupt(server, headers, job.requestId);
   signal.addEventListener("abort", onAbort, { once: true });
   report(null, "sent to the GPU server");
-  void followProgress(server, headers, AbortSignal.any([signal, done.signal]), report);
+  const following = AbortSignal.any([signal, done.signal]);
+  void followProgress(server, headers, following, report, job.onPreview ? args.previews : undefined);
   try {
     const endpoint = args.body.init_images ? "img2img" : "txt2img";
     const reply = await httpCall(`${server.url}/sdapi/v1/${endpoint}`, {
@@ -137,14 +143,17 @@ function detailOf(body: Buffer): string {
 }
 
 /**
- * Polls /sdapi/v1/progress while txt2img runs. The API reports one global job, so its step counts are ours only
- * while Darkroom has nothing else in flight on that server; otherwise the stage says so and the fraction is unknown.
+ * Polls /sdapi/v1/progress while txt2img runs. The API reports one global job, so its step counts (and its live
+ * preview) are ours only while Darkroom has nothing else in flight on that server; otherwise the stage says so and
+ * the fraction is unknown. The preview (`current_image`, base64 in the server's samples_format) is asked for only
+ * when someone listens: it is the whole image, re-encoded on every poll.
  */
 async function followProgress(
   server: PoolServer,
   headers: Record<string, string>,
   signal: AbortSignal,
   report: ProgressReporter,
+  previews: PreviewSink | undefined,
 ) {
   while (!signal.aborted) {
     await new Promise((r) => setTimeout(r, PROGRESS_MS));
@@ -154,20 +163,27 @@ async function followProgress(
       continue;
     }
     try {
-      const reply = await httpCall(`${server.url}/sdapi/v1/progress?skip_current_image=true`, {
-        headers,
-        signal,
-        timeoutMs: CALL_TIMEOUT_MS,
-      });
+      const reply = await httpCall(
+        `${server.url}/sdapi/v1/progress?skip_current_image=${previews ? "false" : "true"}`,
+        {
+          headers,
+          signal,
+          timeoutMs: CALL_TIMEOUT_MS,
+        },
+      );
       if (reply.status !== 200 || signal.aborted) continue;
       const answer = jsonOf(reply, "progress") as {
         progress?: unknown;
         state?: { job_count?: unknown; sampling_step?: unknown; sampling_steps?: unknown };
+        current_image?: unknown;
       };
       const step = Number(answer.state?.sampling_step);
       const steps = Number(answer.state?.sampling_steps);
       if (Number(answer.state?.job_count) > 0 && typeof answer.progress === "number") {
         report(answer.progress, steps > 0 ? `sampling step ${step}/${steps}` : "running on the GPU server");
+        if (previews && typeof answer.current_image === "string" && answer.current_image !== "") {
+          previews.offer(Buffer.from(answer.current_image.replace(/^data:image\/\w+;base64,/, ""), "base64"));
+        }
       }
     } catch {
       // Progress is best effort; the generation call decides success.

@@ -1,4 +1,4 @@
-// ComfyUI's /ws event stream for one client id: JSON frames { type, data }; binary preview frames are ignored.
+// ComfyUI's /ws event stream for one client id: JSON frames { type, data }, and binary frames (sampler previews).
 import WebSocket from "ws";
 import { LocalServerError, networkError } from "./http";
 
@@ -20,6 +20,7 @@ export function openComfySocket(
   headers: Record<string, string>,
   onMessage: (message: ComfyMessage) => void,
   signal: AbortSignal,
+  onBinary: (frame: Buffer) => void = () => undefined,
 ): Promise<ComfySocket> {
   const url = `${httpBase.replace(/^http/, "ws")}${path}`;
   return new Promise((resolve, reject) => {
@@ -47,8 +48,13 @@ export function openComfySocket(
     };
     signal.addEventListener("abort", onAbort, { once: true });
 
+    // A newer ComfyUI then names the prompt in each preview (PREVIEW_IMAGE_WITH_METADATA); older ones ignore it.
+    ws.on("open", () => ws.send(JSON.stringify({ type: "feature_flags", data: { supports_preview_metadata: true } })));
     ws.on("message", (raw, isBinary) => {
-      if (isBinary) return;
+      if (isBinary) {
+        if (ready) onBinary(Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
+        return;
+      }
       let message: ComfyMessage;
       try {
         const parsed = JSON.parse(raw.toString());

@@ -9,6 +9,7 @@ import { type ComfyMessage, type ComfySocket, openComfySocket } from "./comfyui-
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
 import { renderSizeFor, stepsFor } from "./presets";
+import { comfyPreviewOf, type PreviewSink, previewSinkFor } from "./previews";
 import { type ProgressReporter, reporterFor, seedFor } from "./progress";
 import type { ComfyUiSettings } from "./settings";
 import { fillWorkflow, type WorkflowTemplate } from "./workflow";
@@ -28,13 +29,16 @@ export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, p
     const seed = seedFor(job);
     const graph = fillFor(template, workflow, job, seed);
     const report = reporterFor(job);
+    const previews = previewSinkFor(job);
     const ctx: RunContext = {
       requestId: job.requestId,
       signal,
       cancelled: () => job.signal.aborted,
       probe: (server) => probeQueue(server, headers, pool, signal),
     };
-    const bytes = await pool.run(ctx, (server) => runOnServer(server, { graph, headers, signal, report, pool, job }));
+    const bytes = await pool
+      .run(ctx, (server) => runOnServer(server, { graph, headers, signal, report, previews, pool, job }))
+      .finally(() => previews.close());
     // Without a {{seed}} placeholder the workflow chose its own seed, which we cannot know.
     return { bytes, seed: template.uses.has("seed") ? seed : undefined };
   };
@@ -61,6 +65,7 @@ type RunArgs = {
   headers: Record<string, string>;
   signal: AbortSignal;
   report: ProgressReporter;
+  previews: PreviewSink;
   pool: ServerPool;
   job: GenerateJob;
 };
@@ -128,6 +133,14 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
         return;
     }
   };
+  // A preview names its prompt only in the metadata format; on this client id's socket any other one is ours.
+  const onBinary = (frame: Buffer) => {
+    if (state.promptId === undefined || state.phase === "done") return;
+    const preview = comfyPreviewOf(frame);
+    if (preview && (preview.promptId === undefined || preview.promptId === state.promptId)) {
+      args.previews.offer(preview.image);
+    }
+  };
   const setRunning = () => {
     if (state.phase !== "waiting") return;
     state.phase = "running";
@@ -141,7 +154,14 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
 
   let socket: ComfySocket | undefined;
   try {
-    socket = await openComfySocket(server.url, `${prefix}/ws?clientId=${clientId}`, headers, onMessage, signal);
+    socket = await openComfySocket(
+      server.url,
+      `${prefix}/ws?clientId=${clientId}`,
+      headers,
+      onMessage,
+      signal,
+      onBinary,
+    );
   } catch (err) {
     if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
     // HTTP still works without the socket (e.g. a proxy that does not pass upgrades): poll /history instead.
