@@ -1,12 +1,14 @@
 // Contract 1.2, "OpenAI-compatible API (/v1)", driven by the real clients against the built app on the preview
-// engine: the official `openai` SDK (6.x) and the AI SDK's OpenAI-compatible provider. Answers, images, errors
-// (the SDK's own classes), retries, streams, idempotency, and one quota shared with /api, exactly, under load.
+// engine (and gamma-xl on a ComfyUI fake, for streams with partial images): the official `openai` SDK (6.x) and the
+// AI SDK's OpenAI-compatible provider. Answers, images, errors (the SDK's own classes), retries, streams,
+// idempotency, and one quota shared with /api, exactly, under load.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateImage } from "ai";
 import OpenAI, { toFile } from "openai";
 import sharp from "sharp";
+import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import { type App, runScript, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { call, multipart } from "../helpers/http";
@@ -49,6 +51,7 @@ export function runOpenAISuite(backend: Backend) {
   let backends: Backends | undefined;
   let key: string;
   let photo: Buffer;
+  let comfy: ComfyFake;
 
   async function newKey(limit?: number): Promise<string> {
     const args = ["create", "--label", `openai-${backend}`, ...(limit === undefined ? [] : ["--limit", String(limit)])];
@@ -80,12 +83,18 @@ export function runOpenAISuite(backend: Backend) {
 
   before(async () => {
     backends = backend === "upstash" ? await startBackends() : undefined;
-    app = await startApp({ name: `openai-${backend}`, env: backends?.env });
+    comfy = await startComfyFake({ name: `openai-${backend}` });
+    // gamma-xl runs on the ComfyUI fake (which has previews); every other model on the preview engine (none).
+    app = await startApp({
+      name: `openai-${backend}`,
+      env: { ...backends?.env, COMFYUI_URLS: comfy.url, MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl" },
+    });
     key = await newKey();
     photo = await pngOf(400, 300);
   });
   after(async () => {
     await app?.stop();
+    await comfy?.close();
     await backends?.close();
   });
 
@@ -285,6 +294,85 @@ export function runOpenAISuite(backend: Backend) {
       );
       const jpeg = await sharp(Buffer.from((editEvents[0] as { b64_json: string }).b64_json, "base64")).metadata();
       assert.equal(jpeg.format, "jpeg");
+    });
+
+    it("streams partial images from the engine's previews (ComfyUI), spread over the run, then the image", async () => {
+      const { client } = clientOf(key);
+      comfy.reset();
+      comfy.previews = "JPEG";
+      // A GPU's pace: a preview each 50 ms step, 30 steps for SDXL.
+      comfy.stepDelayMs = 50;
+      const before = await remaining(key);
+      const stream = await client.images.generate({
+        model: "gamma-xl-1024-v1-0",
+        prompt: "a comet over the sea",
+        stream: true,
+        partial_images: 2,
+        output_format: "webp",
+      });
+      const events: OpenAI.Images.ImageGenStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ["image_generation.partial_image", "image_generation.partial_image", "image_generation.completed"],
+      );
+      const partials = events.slice(0, 2) as OpenAI.Images.ImageGenPartialImageEvent[];
+      assert.deepEqual(
+        partials.map((e) => e.partial_image_index),
+        [0, 1],
+      );
+      assert.ok(comfy.previewsSent.length > 2, `the engine offered ${comfy.previewsSent.length} previews`);
+      const done = events[2] as OpenAI.Images.ImageGenCompletedEvent;
+      const levels: number[] = [];
+      for (const event of [...partials, done]) {
+        const bytes = Buffer.from(event.b64_json, "base64");
+        const meta = await sharp(bytes).metadata();
+        assert.deepEqual([meta.format, `${meta.width}x${meta.height}`], ["webp", done.size], event.type);
+        assert.equal(event.output_format, "webp");
+        if (event.type === "image_generation.partial_image") levels.push((await sharp(bytes).stats()).channels[0].mean);
+      }
+      // The fake's previews brighten step by step: a later one was forwarded second, not two early ones.
+      assert.ok(levels[1] - levels[0] > 20, `spread over the run: grey ${levels.map((l) => l.toFixed(0)).join(" → ")}`);
+      assert.equal(done.size, "1024x1024");
+      assert.equal(await remaining(key), before - 1);
+
+      const edit = await client.images.edit({
+        model: "gamma-xl-1024-v1-0",
+        image: await toFile(photo, "photo.png", { type: "image/png" }),
+        prompt: "a comet over the sea",
+        stream: true,
+        partial_images: 1,
+      });
+      const editTypes = [];
+      for await (const event of edit) editTypes.push(event.type);
+      assert.deepEqual(editTypes, ["image_edit.partial_image", "image_edit.completed"]);
+    });
+
+    it("a stream whose engine fails ends in an error event the SDK raises, and the unit comes back", async () => {
+      const { client } = clientOf(key);
+      comfy.reset();
+      comfy.mode = "error";
+      try {
+        const before = await remaining(key);
+        const stream = await client.images.generate({ model: "gamma-xl-1024-v1-0", prompt: "a comet", stream: true });
+        await assert.rejects(
+          (async () => {
+            for await (const _ of stream) {
+              // drain
+            }
+          })(),
+          (err) => {
+            assert.ok(err instanceof OpenAI.APIError, String(err));
+            assert.equal((err.error as { code?: string }).code, "generation_failed");
+            return true;
+          },
+        );
+        // The wrapper settles the stream after its last event.
+        for (let i = 0; i < 50 && (await remaining(key)) !== before; i++) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(await remaining(key), before, "a failed stream uses no unit");
+      } finally {
+        comfy.mode = "ok";
+      }
     });
 
     it("replays an Idempotency-Key: the same images, no second unit", async () => {
