@@ -89,6 +89,7 @@ export async function readUpload(
       };
       let failed = false;
       let received = 0;
+      const claimed = new Set<"image" | "mask">();
       const fail = (err: ApiError) => {
         if (failed) return;
         failed = true;
@@ -109,10 +110,12 @@ export async function readUpload(
           return fail(new ApiError("invalid_image", `Send at most ${MAX_UPLOAD_IMAGES} images.`, { param: "image" }));
         }
         const part = name === "image" || (takesMask && name === "mask") ? name : null;
-        if (!part || result[part]) {
+        // The first part of each name counts: a later one may start before the first one's stream has ended.
+        if (!part || claimed.has(part)) {
           stream.resume();
           return;
         }
+        claimed.add(part);
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("limit", () =>

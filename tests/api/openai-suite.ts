@@ -87,7 +87,14 @@ export function runOpenAISuite(backend: Backend) {
     // gamma-xl runs on the ComfyUI fake (which has previews); every other model on the preview engine (none).
     app = await startApp({
       name: `openai-${backend}`,
-      env: { ...backends?.env, COMFYUI_URLS: comfy.url, MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl" },
+      env: {
+        ...backends?.env,
+        COMFYUI_URLS: comfy.url,
+        MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
+        MODEL_ALPHA_PRO: "preview",
+        MODEL_ALPHA_SCHNELL: "preview",
+        MODEL_BETA_3: "preview",
+      },
     });
     key = await newKey();
     photo = await pngOf(400, 300);
@@ -561,6 +568,11 @@ export function runOpenAISuite(backend: Backend) {
       });
       assert.equal(noKey.status, 401, "the browser's Free plan does not open /v1");
       assert.equal(noKey.json.error.type, "authentication_error");
+      const wrongMethod = await call(app.url, "/v1/images/generations", { headers: auth });
+      assert.deepEqual([wrongMethod.status, wrongMethod.json.error.code], [405, "method_not_allowed"]);
+      assert.equal(wrongMethod.headers.allow, "POST");
+      const elsewhere = await call(app.url, "/v1/chat/completions", json({ model: "alpha-pro", messages: [] }));
+      assert.deepEqual([elsewhere.status, elsewhere.json.error.type], [404, "invalid_request_error"]);
     });
   });
 }
