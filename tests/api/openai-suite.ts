@@ -382,6 +382,29 @@ export function runOpenAISuite(backend: Backend) {
       }
     });
 
+    it("a caller who closes a stream once the work started keeps the unit used, and the engine is stopped", async () => {
+      const { client } = clientOf(key);
+      comfy.reset();
+      comfy.previews = "PNG";
+      comfy.stepDelayMs = 100;
+      const before = await remaining(key);
+      const stream = await client.images.generate({
+        model: "gamma-xl-1024-v1-0",
+        prompt: "a comet",
+        stream: true,
+        partial_images: 3,
+      });
+      for await (const event of stream) {
+        assert.equal(event.type, "image_generation.partial_image");
+        break; // the SDK aborts the request
+      }
+      for (let i = 0; i < 100 && comfy.busy() > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(comfy.busy(), 0, "the prompt was interrupted, not run to its end");
+      assert.ok(comfy.stepsSent < 30, `stopped after ${comfy.stepsSent} of 30 steps`);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(await remaining(key), before - 1, "the cost was spent: the unit stays used");
+    });
+
     it("replays an Idempotency-Key: the same images, no second unit", async () => {
       const client = new IdempotentOpenAI({ baseURL: `${app.url}/v1`, apiKey: key });
       const before = await remaining(key);
