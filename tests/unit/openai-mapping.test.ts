@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openaiDuration, openaiErrorBody } from "@/lib/api/openai/dialect";
 import { parseGenerations } from "@/lib/api/openai/requests";
+import { buildOpenApi } from "@/lib/openapi";
 import { ApiError } from "@/lib/schemas/api-error";
 
 const json = (body: unknown) =>
@@ -124,5 +125,25 @@ describe("OpenAI mapping", () => {
     assert.equal(openaiDuration(59.2), "1m0s");
     assert.equal(openaiDuration(360), "6m0s");
     assert.equal(openaiDuration(86_399), "23h59m59s");
+  });
+
+  it("publishes the /v1 paths in the OpenAPI document, with OpenAI's error body and statuses", () => {
+    type Op = { responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }> };
+    const doc = buildOpenApi("http://localhost:3000") as { paths: Record<string, Record<string, Op>> };
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/"));
+    assert.deepEqual(paths.sort(), [
+      "/v1/images/edits",
+      "/v1/images/generations",
+      "/v1/images/variations",
+      "/v1/models",
+      "/v1/models/{id}",
+    ]);
+    const generations = doc.paths["/v1/images/generations"].post;
+    assert.match(generations.responses["400"].description, /moderation_blocked/);
+    assert.equal(generations.responses["422"].description.includes("content_filtered"), false);
+    assert.deepEqual(generations.responses["400"].content?.["application/json"].schema, {
+      $ref: "#/components/schemas/OpenAIError",
+    });
+    assert.ok(doc.paths["/v1/images/edits"].post.responses["413"], "edits take uploads");
   });
 });
