@@ -40,7 +40,7 @@ export type RouteContext = {
 export class StreamedAnswer {
   constructor(
     readonly response: Response,
-    readonly settled: Promise<{ replay: string } | { error: unknown; abandoned: boolean }>,
+    readonly settled: Promise<{ replay: string } | { error: unknown }>,
   ) {}
 }
 
@@ -194,8 +194,8 @@ async function settleStream(
   const outcome = await answer.settled;
   if ("error" in outcome) {
     const apiError = toApiError(outcome.error, requestId);
-    // A caller who closed the stream after the work started keeps the unit used, as one who disconnects.
-    await quota.fail(outcome.abandoned).catch((e) => toApiError(e, requestId));
+    // As for any failed request: a caller who closed the stream after the work started keeps the unit used.
+    await quota.fail().catch((e) => toApiError(e, requestId));
     await idempotency.release().catch((e) => toApiError(e, requestId));
     await recordUsage?.(apiError.status);
     return;

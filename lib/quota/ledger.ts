@@ -85,12 +85,9 @@ export class Quota {
     this.taken.splice(0);
   }
 
-  /**
-   * Settles a failed request: the units go back unless the caller abandoned work that had started. An answer that
-   * outlives its request (an event stream) says itself whether its caller went away.
-   */
-  async fail(abandoned = this.abandoned()): Promise<void> {
-    if (this.started && abandoned) return;
+  /** Settles a failed request: the units go back unless the caller abandoned work that had started. */
+  async fail(): Promise<void> {
+    if (this.started && this.abandoned()) return;
     await this.refund();
   }
 

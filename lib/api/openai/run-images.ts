@@ -72,7 +72,7 @@ function streamImage(
   const keepalive = setInterval(() => write(": keep-alive\n\n"), KEEPALIVE_MS);
   const partials = partialImages(request.stream.partialImages, work, shape, (event) => write(sseFrame(event)));
 
-  const settled = (async (): Promise<{ replay: string } | { error: unknown; abandoned: boolean }> => {
+  const settled = (async (): Promise<{ replay: string } | { error: unknown }> => {
     try {
       const batch = await generateImages(work, {
         ...deps,
@@ -89,7 +89,7 @@ function streamImage(
     } catch (err) {
       const { body: error } = openaiErrorBody(toApiError(err, requestId));
       write(`event: error\ndata: ${JSON.stringify({ type: "error", ...error })}\n\n`);
-      return { error: err, abandoned: !open || ctx.signal.aborted };
+      return { error: err };
     } finally {
       clearInterval(keepalive);
       if (open) {
