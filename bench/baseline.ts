@@ -59,7 +59,7 @@ function cannon(base: string, key: string, c: (typeof CASES)[number], seconds: n
 }
 
 /** The baseline's sources, extracted once from git into a temp folder that keeps its build between runs. */
-function baselineCheckout(): string | undefined {
+export function baselineCheckout(): string | undefined {
   const dir = path.join(os.tmpdir(), `darkroom-baseline-${BASELINE_COMMIT}`);
   if (fs.existsSync(path.join(dir, "server.ts"))) return dir;
   try {

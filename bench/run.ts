@@ -27,6 +27,7 @@ import {
 import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
+import { benchWebhooks } from "./webhooks";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -109,6 +110,11 @@ async function mainBaselineOnly() {
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
 async function mainEventsOnly() {
   printTable(await benchEvents());
+}
+
+/** `npm run bench -- --webhooks-only`: another key's webhook delay, idle and with 48 hanging on one receiver. */
+async function mainWebhooksOnly() {
+  printTable(await benchWebhooks(Number(process.env.BENCH_ROUNDS ?? 5)));
 }
 
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
@@ -268,7 +274,9 @@ async function main() {
   neuralTables.push(await benchImageInput());
   // 10. The current tree against 1.1 before the store re-cut, on SQLite and on Upstash.
   neuralTables.push(await benchAgainstBaseline(rounds));
-  // 11. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
+  // 11. Webhook fairness: another key's webhook, idle and while one key's 48 hang on a receiver that never answers.
+  neuralTables.push(await benchWebhooks());
+  // 12. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
   neuralTables.push(await benchOpenAI());
 
   console.log(
@@ -289,6 +297,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
   ["--baseline-only", mainBaselineOnly],
+  ["--webhooks-only", mainWebhooksOnly],
   ["--openai-only", mainOpenAIOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;

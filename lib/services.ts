@@ -12,7 +12,7 @@ import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
 import { ALL_STATUSES } from "@/lib/jobs/types";
 import { createJobWatcher, type JobWatcher } from "@/lib/jobs/watch";
-import { announceJob } from "@/lib/jobs/webhook";
+import { webhookFor } from "@/lib/jobs/webhook";
 import { type ProxyList, parseTrustedProxies } from "@/lib/net/client-ip";
 import { refundUnits } from "@/lib/quota/ledger";
 import { createMemoryWindow, type WindowCounter } from "@/lib/quota/memory-window";
@@ -29,7 +29,7 @@ import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { openUpstashBackend, type RedisBackend } from "@/lib/store/upstash-backend";
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
 import { recordJob } from "@/lib/usage/recording";
-import { startWebhookWorker } from "@/lib/webhooks";
+import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
 import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
@@ -70,6 +70,8 @@ export type Services = Repositories & {
   /** One reader of the job store for every open event stream on this instance. */
   jobWatch: JobWatcher;
   runner: JobRunner;
+  /** Delivers the webhook outbox; started by startBackground, poked when a job with a webhook ends. */
+  webhookWorker: WebhookWorker;
 };
 
 /** Upstash when configured (never silently falling back to SQLite), else the embedded SQLite file. */
@@ -96,6 +98,13 @@ export function createServices(
   const backend = overrides.backend ?? openBackend(config);
   const { kind: _kind, ping: _ping, close: _close, ...repositories } = backend as Backend;
   const pepper = loadPepper(config.dataDir, config.keyPepper);
+  const webhookWorker = createWebhookWorker({
+    store: repositories.webhooks,
+    allowHosts: config.webhookAllowHosts,
+    onAttempt: async (jobId, webhook) => {
+      await repositories.jobs.transition(jobId, ALL_STATUSES, { webhook });
+    },
+  });
   return {
     ...repositories,
     config,
@@ -117,7 +126,8 @@ export function createServices(
     },
     uploads: new ByteBudget(config.upload.maxInflightBytes),
     jobWatch: createJobWatcher(repositories.jobs),
-    runner: createJobRunner(config, { ...repositories, pepper }),
+    runner: createJobRunner(config, { ...repositories, pepper }, webhookWorker),
+    webhookWorker,
   };
 }
 
@@ -128,13 +138,7 @@ export function createServices(
 export function startBackground(svc: Services): void {
   svc.runner.watch();
   followJobChanges(svc.backend, svc.jobWatch);
-  startWebhookWorker({
-    store: svc.webhooks,
-    allowHosts: svc.config.webhookAllowHosts,
-    onAttempt: async (jobId, webhook) => {
-      await svc.jobs.transition(jobId, ALL_STATUSES, { webhook });
-    },
-  });
+  svc.webhookWorker.start();
 }
 
 export function getServices(): Services {
@@ -147,7 +151,8 @@ export function getServices(): Services {
 
 function createJobRunner(
   config: Config,
-  deps: Pick<Services, "quota" | "jobs" | "webhooks" | "keys" | "usage" | "pepper">,
+  deps: Pick<Services, "quota" | "jobs" | "keys" | "usage" | "pepper">,
+  webhooks: WebhookWorker,
 ): JobRunner {
   return new JobRunner({
     jobs: deps.jobs,
@@ -156,8 +161,10 @@ function createJobRunner(
       const { code, message } = toApiError(err, jobId);
       return { code, message };
     },
+    webhookFor: (job) => webhookFor(job, (keyId) => signingSecretOf(deps, keyId)),
     onFinished: (job) => {
-      void announceJob(deps.webhooks, job, (keyId) => signingSecretOf(deps, keyId));
+      // Its delivery was written with its end: the first attempt goes now, not at the next poll.
+      if (job.internal.webhookUrl) webhooks.poke();
       void recordJob(deps, job);
     },
     leaseMs: config.jobs.leaseMs,

@@ -27,8 +27,8 @@ export function announcingJobStore(store: JobStore, feed: Pick<JobChangeFeed, "p
       await store.create(job);
       await announce(job.id);
     },
-    async transition(id, from, patch) {
-      const next = await store.transition(id, from, patch);
+    async transition(id, from, patch, deliveryOf) {
+      const next = await store.transition(id, from, patch, deliveryOf);
       if (next) await announce(id);
       return next;
     },

@@ -4,7 +4,7 @@
 import crypto from "node:crypto";
 import type { WorkProgress } from "@/lib/engines/types";
 import { WorkAborted } from "@/lib/errors";
-import type { JobPatch, JobStore } from "@/lib/jobs/store";
+import type { DeliveryOf, JobPatch, JobStore } from "@/lib/jobs/store";
 import { describeError, log } from "@/lib/log";
 import { observeAsyncJob } from "@/lib/metrics";
 import { trackWork } from "@/lib/ops/drain";
@@ -28,7 +28,12 @@ export type JobRunnerOptions = {
   refund: (units: HeldUnit[]) => Promise<void>;
   /** The contract's code and message for a failure. */
   describeFailure: (err: unknown, jobId: string) => { code: string; message: string };
-  /** Hears every job this instance or its sweep finished (webhooks). */
+  /**
+   * The webhook delivery a job's end makes, written with the end in one store write; undefined for a job without
+   * a webhook. A lookup that throws leaves the job unfinished, and the sweep ends it (with its delivery) later.
+   */
+  webhookFor?: (job: JobRecord) => Promise<DeliveryOf | undefined>;
+  /** Hears every job this instance or its sweep finished (usage history, waking the webhook worker). */
   onFinished?: (job: JobRecord) => void;
   /**
    * How long an instance's claim on its jobs lasts without renewal; a dead instance's jobs fail after it.
@@ -116,14 +121,17 @@ export class JobRunner {
       finished_at: finishedAt,
       progress: { fraction: null, queue_position: null, stage },
     });
-    const dropped = await this.opts.jobs.transition(id, ["queued"], patch("canceled while waiting"));
+    const current = await this.opts.jobs.get(id);
+    if (!current) return null;
+    const deliveryOf = await this.opts.webhookFor?.(current);
+    const dropped = await this.opts.jobs.transition(id, ["queued"], patch("canceled while waiting"), deliveryOf);
     if (dropped) {
       this.active.get(id)?.controller.abort(new WorkAborted());
       await this.refundQuietly(dropped);
       this.finished(dropped);
       return dropped;
     }
-    const stopped = await this.opts.jobs.transition(id, ["running"], patch("canceled while running"));
+    const stopped = await this.opts.jobs.transition(id, ["running"], patch("canceled while running"), deliveryOf);
     if (stopped) {
       this.active.get(id)?.controller.abort(new WorkAborted());
       this.finished(stopped);
@@ -136,8 +144,8 @@ export class JobRunner {
     const controller = new AbortController();
     const entry: Active = { controller, writes: Promise.resolve(), lastProgressAt: 0 };
     this.active.set(record.id, entry);
-    const write = (from: readonly JobRecord["status"][], patch: JobPatch) => {
-      const next = entry.writes.then(() => this.opts.jobs.transition(record.id, from, patch));
+    const write = (from: readonly JobRecord["status"][], patch: JobPatch, deliveryOf?: DeliveryOf) => {
+      const next = entry.writes.then(() => this.opts.jobs.transition(record.id, from, patch, deliveryOf));
       entry.writes = next.catch((err) => log.warn("job update failed", { job_id: record.id, ...describeError(err) }));
       return next;
     };
@@ -178,28 +186,25 @@ export class JobRunner {
         },
       });
       clearTimeout(entry.flush);
-      const done = await write(ACTIVE_STATUSES, {
-        status: "succeeded",
-        finished_at: new Date().toISOString(),
-        result,
-        progress: { fraction: 1, queue_position: null, stage: "done" },
-      });
+      const done = await write(
+        ACTIVE_STATUSES,
+        {
+          status: "succeeded",
+          finished_at: new Date().toISOString(),
+          result,
+          progress: { fraction: 1, queue_position: null, stage: "done" },
+        },
+        await this.opts.webhookFor?.(record),
+      );
       if (done) this.finished(done);
     } catch (err) {
       clearTimeout(entry.flush);
       await entry.writes;
       const failure = this.opts.describeFailure(err, record.id);
-      const failed = await this.opts.jobs
-        .transition(record.id, ACTIVE_STATUSES, {
-          status: "failed",
-          finished_at: new Date().toISOString(),
-          error: failure,
-          progress: { fraction: null, queue_position: null, stage: "failed" },
-        })
-        .catch((e) => {
-          log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });
-          return null;
-        });
+      const failed = await this.endFailed(record, failure).catch((e) => {
+        log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });
+        return null;
+      });
       // Null: cancelled or swept meanwhile, and whoever did that settled the units.
       if (failed) {
         await this.refundQuietly(failed);
@@ -208,6 +213,22 @@ export class JobRunner {
     } finally {
       this.active.delete(record.id);
     }
+  }
+
+  /** Marks a job failed, with its webhook delivery in the same write. */
+  private async endFailed(job: JobRecord, error: { code: string; message: string }): Promise<JobRecord | null> {
+    const deliveryOf = await this.opts.webhookFor?.(job);
+    return this.opts.jobs.transition(
+      job.id,
+      ACTIVE_STATUSES,
+      {
+        status: "failed",
+        finished_at: new Date().toISOString(),
+        error,
+        progress: { fraction: null, queue_position: null, stage: "failed" },
+      },
+      deliveryOf,
+    );
   }
 
   private finished(job: JobRecord) {
@@ -260,11 +281,13 @@ export class JobRunner {
     let swept = 0;
     try {
       for (const job of await this.opts.jobs.listExpired(now, 100)) {
-        const failed = await this.opts.jobs.transition(job.id, ACTIVE_STATUSES, {
-          status: "failed",
-          finished_at: new Date().toISOString(),
-          error: { code: "server_error", message: "The server running this job stopped. Please submit it again." },
-          progress: { fraction: null, queue_position: null, stage: "failed" },
+        const failed = await this.endFailed(job, {
+          code: "server_error",
+          message: "The server running this job stopped. Please submit it again.",
+        }).catch((err) => {
+          // Left for the next sweep; the others go on.
+          log.warn("job sweep could not end a job", { job_id: job.id, ...describeError(err) });
+          return null;
         });
         if (!failed) continue;
         swept++;

@@ -18,7 +18,13 @@ export type JobProgress = {
   stage: string;
 };
 
-export type JobWebhookState = { attempts: number; last_status: number | null; delivered_at: string | null };
+export type JobWebhookState = {
+  attempts: number;
+  last_status: number | null;
+  delivered_at: string | null;
+  /** Why the last attempt got no answer or was not made; absent otherwise. */
+  last_error?: string;
+};
 
 export type JobRecord = {
   id: string;

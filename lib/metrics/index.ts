@@ -101,7 +101,7 @@ function createMetrics() {
     }),
     webhooks: new Counter({
       name: "darkroom_webhook_deliveries_total",
-      help: "Webhook delivery attempts, by outcome (delivered, retry, gave_up, refused).",
+      help: "Webhook delivery attempts, by outcome (delivered, retry, gave_up, refused, breaker_open).",
       labelNames: ["outcome"] as const,
       registers,
     }),
@@ -216,7 +216,7 @@ export function observeRouteAttempt(route: string, outcome: AttemptOutcome): voi
   getMetrics().routeAttempts.inc({ route, outcome });
 }
 
-export function observeWebhook(outcome: "delivered" | "retry" | "gave_up" | "refused"): void {
+export function observeWebhook(outcome: "delivered" | "retry" | "gave_up" | "refused" | "breaker_open"): void {
   getMetrics().webhooks.inc({ outcome });
 }
 

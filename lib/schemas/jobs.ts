@@ -35,7 +35,15 @@ export const jobSchema = z
       .meta({ description: "Exactly the 200 body the synchronous call would have given." }),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
     webhook: z
-      .object({ attempts: z.int().min(0), last_status: z.int().nullable(), delivered_at: z.iso.datetime().nullable() })
+      .object({
+        attempts: z.int().min(0),
+        last_status: z.int().nullable(),
+        delivered_at: z.iso.datetime().nullable(),
+        last_error: z.string().optional().meta({
+          description:
+            "Why the last attempt got no answer or was not made: the URL refused, the host's breaker open, a timeout. Absent after an answer.",
+        }),
+      })
       .optional()
       .meta({ description: "Delivery of the job's webhook, when one was asked for." }),
   })

@@ -1,10 +1,12 @@
 // Job and idempotency records in the embedded SQLite file. Every change is one transaction, retried on timers
-// while another process holds the lock, like the rest of the SQLite store.
+// while another process holds the lock, like the rest of the SQLite store; a job's end writes its webhook delivery
+// in the same transaction.
 
 import type { IdempotencyStore } from "@/lib/idempotency/idempotency";
 import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
 import type { SqliteConnection } from "./sqlite-file";
+import { insertDelivery } from "./webhooks-sqlite";
 
 type JobRow = { data: string };
 
@@ -45,7 +47,7 @@ export function openSqliteJobStore(conn: SqliteConnection): JobStore {
         }
         return found;
       }),
-    transition: (id, from, patch) =>
+    transition: (id, from, patch, deliveryOf) =>
       run("transition", () =>
         db
           .transaction(() => {
@@ -55,6 +57,8 @@ export function openSqliteJobStore(conn: SqliteConnection): JobStore {
             db.prepare(
               "UPDATE jobs SET status = @status, lease_until = @lease_until, finished_ms = @finished_ms, data = @data WHERE id = @id",
             ).run(columns(next));
+            // The job's end and its webhook delivery: one transaction, so a failed insert undoes the end too.
+            if (deliveryOf) insertDelivery(db, deliveryOf(next));
             return next;
           })
           .immediate(),

@@ -1,12 +1,15 @@
 // Job and idempotency records in Redis, shared by every instance. A job is a hash of its JSON and a version; a
 // change is read, computed, and written by a script only if the version is still the one read (compare-and-set),
-// so two instances never both move one job. Every write is safe to retry.
+// so two instances never both move one job. Every write is safe to retry. A job's end adds its webhook delivery to
+// the outbox in the same script.
 import crypto from "node:crypto";
 import { StoreUnavailable } from "@/lib/errors";
 import type { IdempotencyRecord, IdempotencyStore } from "@/lib/idempotency/idempotency";
 import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
+import type { NewDelivery } from "@/lib/webhooks/outbox";
 import type { RedisClient } from "./redis-client";
+import { ADD_DELIVERY_LUA, CHECK_DELIVERY_KEYS_LUA, deliveryArgs, outboxKeys } from "./webhooks-upstash";
 
 const jobKey = (id: string) => `darkroom:job:${id}`;
 const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
@@ -32,6 +35,30 @@ if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD
 return 1
 `;
 
+/**
+ * WRITE_JOB and, in the same script, the webhook delivery the write makes (a job's end). KEYS: job, active set,
+ * delivery hash, due set, meta hash. ARGV: as WRITE_JOB, then deliveryArgs. Redis does not undo a script that
+ * fails halfway, so every key is checked before anything is written: the end and the delivery land together or not
+ * at all. A retry of a write that landed finds its data one version on, delivery included, and writes nothing.
+ */
+const WRITE_JOB_WITH_DELIVERY = `
+local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
+local expected = tonumber(ARGV[1])
+if v ~= expected then
+  if v == expected + 1 and redis.call("HGET", KEYS[1], "data") == ARGV[2] then return 1 end
+  return 0
+end
+local dkey, due, meta = KEYS[3], KEYS[4], KEYS[5]
+local id, at, metaValue = ARGV[6], ARGV[7], ARGV[8]
+local fields = {unpack(ARGV, 9)}
+${CHECK_DELIVERY_KEYS_LUA}
+redis.call("HSET", KEYS[1], "v", tostring(v + 1), "data", ARGV[2])
+redis.call("PEXPIRE", KEYS[1], ARGV[3])
+if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5]) end
+${ADD_DELIVERY_LUA}
+return 1
+`;
+
 const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
   try {
     return await fn();
@@ -51,6 +78,8 @@ return out
 
 export function openUpstashJobStore(redis: RedisClient): JobStore {
   const writeJob = redis.createScript<number>(WRITE_JOB);
+  const writeJobWithDelivery = redis.createScript<number>(WRITE_JOB_WITH_DELIVERY);
+  const outbox = outboxKeys();
   const readJobs = redis.createScript<unknown[]>(READ_JOBS);
 
   /** With deserialization off the client hands back Redis's own HMGET reply: [v, data], nulls when absent. */
@@ -61,20 +90,18 @@ export function openUpstashJobStore(redis: RedisClient): JobStore {
   };
   const read = async (id: string) => parseReply(await call("read", () => redis.hmget(jobKey(id), "v", "data")));
 
-  const write = (job: JobRecord, version: string) => {
+  const write = (job: JobRecord, version: string, delivery?: NewDelivery) => {
     const finished = isFinished(job.status);
-    return call("write", () =>
-      writeJob.exec(
-        [jobKey(job.id), ACTIVE],
-        [
-          version,
-          JSON.stringify(job),
-          String(finished ? FINISHED_JOB_TTL_MS : ACTIVE_JOB_TTL_MS),
-          finished ? "" : String(job.internal.leaseUntil),
-          job.id,
-        ],
-      ),
-    );
+    const args = [
+      version,
+      JSON.stringify(job),
+      String(finished ? FINISHED_JOB_TTL_MS : ACTIVE_JOB_TTL_MS),
+      finished ? "" : String(job.internal.leaseUntil),
+      job.id,
+    ];
+    if (!delivery) return call("write", () => writeJob.exec([jobKey(job.id), ACTIVE], args));
+    const keys = [jobKey(job.id), ACTIVE, outbox.delivery(delivery.id), outbox.due, outbox.meta];
+    return call("write", () => writeJobWithDelivery.exec(keys, [...args, ...deliveryArgs(delivery)]));
   };
 
   return {
@@ -95,12 +122,12 @@ export function openUpstashJobStore(redis: RedisClient): JobStore {
       }
       return found;
     },
-    async transition(id, from, patch) {
+    async transition(id, from, patch, deliveryOf) {
       for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
         const current = await read(id);
         if (!current || !from.includes(current.job.status)) return null;
         const next = applyPatch(current.job, patch);
-        if ((await write(next, current.version)) === 1) return next;
+        if ((await write(next, current.version, deliveryOf?.(next))) === 1) return next;
       }
       throw new StoreUnavailable(`upstash: job ${id} kept changing under us`);
     },

@@ -131,6 +131,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX admin_sessions_by_expiry ON admin_sessions (expires_at);
    CREATE INDEX waitlist_by_status ON waitlist (status, created_at, email);
    CREATE INDEX waitlist_by_created ON waitlist (created_at, email);`,
+  // 9: fair webhook claims: each delivery's key (tenant) and destination host, so a claim can cap what is in
+  // flight per key and per host. Deliveries queued by older code have neither and share one empty key and host.
+  `ALTER TABLE webhook_deliveries ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+   ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
+   CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (next_attempt_at) WHERE lease IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

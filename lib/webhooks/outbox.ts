@@ -5,12 +5,20 @@
 // while it holds, no other worker (in this process or another instance) attempts it. A worker that dies mid-attempt
 // leaves its deliveries to be claimed again when the lease ends; that attempt may then reach the receiver twice,
 // which at-least-once delivery allows (the webhook-id stays the same, so the receiver can tell).
+//
+// Claims are fair (lib/webhooks/policy.ts): first attempts before retries, round-robin across keys, and never more
+// than a few deliveries in flight per key or per destination host, so one tenant's slow receiver cannot hold every
+// slot.
 
 export type NewDelivery = {
   /** The webhook-id, stable across retries. */
   id: string;
   jobId: string;
+  /** The key whose job this is (its tenant); deliveries are shared out fairly between keys. */
+  keyId: string;
   url: string;
+  /** The URL's host name, lower case (hostOf): deliveries in flight to one host are capped. */
+  host: string;
   /** The `whsec_…` secret each attempt is signed with. */
   secret: string;
   /** The exact bytes to POST (JSON text). */
@@ -41,15 +49,19 @@ export type AttemptRecord = {
   retryAt: number | null;
 };
 
+/** How many deliveries may be in flight (leased, lease not run out) at once, across every worker. */
+export type ClaimLimits = { perKey: number; perHost: number };
+
 export interface WebhookOutbox {
   readonly kind: "sqlite" | "upstash";
   /** Stores a delivery; adding an id that is already there changes nothing. */
   enqueue(delivery: NewDelivery): Promise<void>;
   /**
-   * Leases up to `limit` deliveries due at `now` (oldest first) until `now + leaseMs`, and returns them.
-   * Two concurrent calls never return the same delivery while its lease holds.
+   * Leases up to `limit` deliveries due at `now` until `now + leaseMs`, and returns them: first attempts before
+   * retries, then round-robin across keys, oldest first within a key; never so many that a key or a host has more
+   * than `caps` (default DELIVERY_POLICY's) allow in flight. Two concurrent calls never return the same delivery while its lease holds.
    */
-  claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  claimDue(now: number, leaseMs: number, limit: number, caps?: ClaimLimits): Promise<ClaimedDelivery[]>;
   /**
    * Records a claimed delivery's attempt: with `retryAt`, it becomes due again then; without, it is finished and
    * removed. Returns false, recording nothing, when the lease is no longer this claim's.

@@ -1,18 +1,20 @@
 // One delivery attempt. The URL is checked again, its host resolved and every address judged before anything is
 // sent, and the connection goes to exactly those addresses, so DNS rebinding cannot swap in a private one.
-// Redirects are never followed; the whole attempt has one deadline; at most 64 KB of the answer is read.
+// Redirects are never followed; the whole attempt has one deadline, the connection a shorter one of its own; at most
+// 64 KB of the answer is read.
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { InvalidWebhookUrl } from "@/lib/errors";
 import { classifyAddress } from "@/lib/net/address";
 import { pinnedLookup, type ResolvedAddress, type Resolver, resolveWithSystem } from "@/lib/net/resolve";
+import { DELIVERY_POLICY } from "./policy";
 import { checkWebhookUrl, isAllowedHost, normalizeHost } from "./url";
 
 /** Every address a host name resolves to. */
 export type { ResolvedAddress, Resolver };
 
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const ATTEMPT_TIMEOUT_MS = DELIVERY_POLICY.attemptTimeoutMs;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export type SendOptions = {
@@ -27,6 +29,11 @@ export type SendOptions = {
    * @default 10_000
    */
   timeoutMs?: number;
+  /**
+   * The deadline for the connection (TCP, and TLS for https) to be made, inside the attempt's.
+   * @default 3_000
+   */
+  connectTimeoutMs?: number;
   /**
    * Bytes of the answer read before the connection is dropped.
    * @default 65_536
@@ -45,6 +52,11 @@ export type SendResult = {
   refused?: string;
   /** Why no answer came: a timeout, a network error or a failed resolution. Worth retrying. */
   error?: string;
+  /**
+   * Why it was refused or got no answer, fit to show the caller in the job record: never an address the host
+   * resolved to (that would let a caller map internal names), only what kind it is.
+   */
+  reason?: string;
 };
 
 export function isDelivered(result: SendResult): boolean {
@@ -56,7 +68,8 @@ export async function sendWebhook(opts: SendOptions): Promise<SendResult> {
   try {
     url = checkWebhookUrl(opts.url, opts.allowHosts);
   } catch (err) {
-    if (err instanceof InvalidWebhookUrl) return { status: null, bytesRead: 0, refused: err.message };
+    if (err instanceof InvalidWebhookUrl)
+      return { status: null, bytesRead: 0, refused: err.message, reason: err.message };
     throw err;
   }
   const host = normalizeHost(url.hostname);
@@ -69,16 +82,19 @@ export async function sendWebhook(opts: SendOptions): Promise<SendResult> {
     try {
       addresses = await resolveHost(host, opts.resolve ?? resolveWithSystem, controller.signal);
     } catch (err) {
-      return { status: null, bytesRead: 0, error: `could not resolve ${host}: ${messageOf(err)}` };
+      const reason = controller.signal.aborted ? `no answer within ${timeoutMs} ms` : `could not resolve ${host}`;
+      return { status: null, bytesRead: 0, error: `could not resolve ${host}: ${messageOf(err)}`, reason };
     }
     if (!anyAddress) {
       for (const { address } of addresses) {
         const kind = classifyAddress(address);
-        if (kind !== "public")
-          return { status: null, bytesRead: 0, refused: `${host} is at ${address}, a ${kind} address` };
+        if (kind !== "public") {
+          const reason = `${host} resolves to a ${kind} address; nothing was sent`;
+          return { status: null, bytesRead: 0, refused: `${host} is at ${address}, a ${kind} address`, reason };
+        }
       }
     }
-    return await post(url, host, addresses, opts, controller.signal);
+    return await post(url, host, addresses, { ...opts, timeoutMs }, controller.signal);
   } finally {
     clearTimeout(timer);
   }
@@ -102,21 +118,29 @@ function post(
   url: URL,
   host: string,
   addresses: ResolvedAddress[],
-  opts: SendOptions,
+  opts: SendOptions & { timeoutMs: number },
   signal: AbortSignal,
 ): Promise<SendResult> {
   const maxBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const connectMs = Math.min(opts.connectTimeoutMs ?? DELIVERY_POLICY.connectTimeoutMs, opts.timeoutMs);
+  let connectTimedOut = false;
   const body = Buffer.from(opts.body, "utf8");
   return new Promise((resolve) => {
     let status: number | null = null;
     let bytesRead = 0;
     let settled = false;
-    const settle = (error?: string) => {
+    const settle = (error?: string, code?: string) => {
       if (settled) return;
       settled = true;
       // Whatever is left of the answer is not read: the connection goes.
       req.destroy();
-      resolve(error && status === null ? { status, bytesRead, error } : { status, bytesRead });
+      if (!error || status !== null) return resolve({ status, bytesRead });
+      const reason = connectTimedOut
+        ? `no connection within ${connectMs} ms`
+        : signal.aborted
+          ? `no answer within ${opts.timeoutMs} ms`
+          : `the connection failed${code ? ` (${code})` : ""}`;
+      resolve({ status, bytesRead, error, reason });
     };
     const client = url.protocol === "https:" ? https : http;
     const req = client.request(
@@ -148,7 +172,19 @@ function post(
         res.on("close", () => settle());
       },
     );
-    req.on("error", (err) => settle(signal.aborted ? messageOf(signal.reason) : messageOf(err)));
+    req.on("error", (err) =>
+      settle(signal.aborted ? messageOf(signal.reason) : messageOf(err), (err as { code?: string }).code),
+    );
+    // A host that never accepts the connection fails at the connect deadline, not the attempt's.
+    req.on("socket", (socket) => {
+      const connected = url.protocol === "https:" ? "secureConnect" : "connect";
+      const timer = setTimeout(() => {
+        connectTimedOut = true;
+        req.destroy(new Error(`no connection within ${connectMs} ms`));
+      }, connectMs);
+      socket.once(connected, () => clearTimeout(timer));
+      socket.once("close", () => clearTimeout(timer));
+    });
     req.end(body);
   });
 }

@@ -1,12 +1,14 @@
-// Delivers what the outbox holds: claims due deliveries under a lease, makes each attempt, records it, and tells
-// the caller (the job runner) what happened so the job record's `webhook` field can follow.
-import { EventEmitter } from "node:events";
+// Delivers what the outbox holds: claims due deliveries under a lease (fairly: lib/webhooks/policy.ts), makes each
+// attempt unless its host's breaker is open, records it, and tells the caller (the job runner) what happened so the
+// job record's `webhook` field can follow. The composition root (lib/services.ts) builds one per process and pokes
+// it when a job with a webhook ends, so a first attempt doesn't wait for the next poll.
 import { StoreUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { observeWebhook } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
-import { processSingleton } from "@/lib/singleton";
-import type { ClaimedDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
+import type { ClaimedDelivery, ClaimLimits, NewDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
+import { type BreakerSettings, createHostBreaker } from "./breaker";
+import { CLAIM_LIMITS, DELIVERY_POLICY, hostOf } from "./policy";
 import { nextRetryAt } from "./schedule";
 import { ATTEMPT_TIMEOUT_MS, isDelivered, type Resolver, type SendResult, sendWebhook } from "./send";
 import { newWebhookId, signWebhook } from "./sign";
@@ -18,6 +20,11 @@ export type WebhookAttempt = {
   last_status: number | null;
   /** ISO time of the 2xx answer, else null. */
   delivered_at: string | null;
+  /**
+   * Why the last attempt got no answer or was not made (refused URL, open breaker, timeout); absent once delivered
+   * and after an attempt that got an answer, so a healthy record keeps exactly the 1.1 shape.
+   */
+  last_error?: string;
 };
 
 export type WebhookWorkerOptions = {
@@ -39,9 +46,15 @@ export type WebhookWorkerOptions = {
   leaseMs?: number;
   /**
    * Attempts in flight at once in this worker.
-   * @default 8
+   * @default DELIVERY_POLICY.concurrency
    */
   concurrency?: number;
+  /** Deliveries in flight per key and per host across every worker; DELIVERY_POLICY's by default. */
+  caps?: ClaimLimits;
+  /** When a host that gives no answer is left alone; DELIVERY_POLICY's by default. */
+  breaker?: BreakerSettings;
+  /** @default DELIVERY_POLICY.connectTimeoutMs */
+  connectTimeoutMs?: number;
   /**
    * Deadline of one attempt.
    * @default 10_000
@@ -59,36 +72,45 @@ export type WebhookWorkerOptions = {
 export type WebhookWorker = {
   /** Claims what is due now, makes those attempts and resolves once each is recorded; returns how many. */
   runDue(): Promise<number>;
-  /** Look for due deliveries now rather than at the next poll. */
+  /** Look for due deliveries now rather than at the next poll (a job with a webhook just ended). */
   poke(): void;
+  /** Starts polling; does nothing after stop(). */
+  start(): void;
   /** Stops polling and waits for the attempts in flight. */
   stop(): Promise<void>;
 };
 
-// Enqueues in this process wake its workers, so a first attempt doesn't wait for the next poll.
-const wakeups = () => processSingleton("webhooks.wakeups", () => new EventEmitter().setMaxListeners(0));
+/** A new delivery of `body` for its first attempt at `now`, under a fresh webhook-id. */
+export function newDelivery(
+  delivery: { jobId: string; keyId: string; url: string; secret: string; body: string },
+  now = Date.now(),
+): NewDelivery {
+  return { id: newWebhookId(), ...delivery, host: hostOf(delivery.url), nextAttemptAt: now, createdAt: now };
+}
 
 /**
  * Stores a delivery for its first attempt now; returns its webhook-id. The caller checked the URL with
- * checkWebhookUrl when the job was accepted; it is checked again before every attempt.
+ * checkWebhookUrl when the job was accepted; it is checked again before every attempt. A job's own webhook is
+ * stored with the job's end instead (JobStore.transition), so neither can be written without the other.
  */
 export async function enqueueWebhook(
   store: WebhookOutbox,
-  delivery: { jobId: string; url: string; secret: string; body: string },
+  delivery: { jobId: string; keyId: string; url: string; secret: string; body: string },
   now = Date.now(),
 ): Promise<string> {
-  const id = newWebhookId();
-  await store.enqueue({ id, ...delivery, nextAttemptAt: now, createdAt: now });
-  wakeups().emit("enqueued");
-  return id;
+  const d = newDelivery(delivery, now);
+  await store.enqueue(d);
+  return d.id;
 }
 
-/** A worker that only runs when told to (runDue); startWebhookWorker adds the polling. */
-export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker & { start(): void } {
+/** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
+export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const now = opts.now ?? Date.now;
   const pollMs = opts.pollMs ?? 5000;
   const leaseMs = opts.leaseMs ?? 60_000;
-  const concurrency = opts.concurrency ?? 8;
+  const concurrency = opts.concurrency ?? DELIVERY_POLICY.concurrency;
+  const caps = opts.caps ?? CLAIM_LIMITS;
+  const breaker = createHostBreaker(opts.breaker);
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   if (leaseMs <= timeoutMs) throw new Error("webhooks: leaseMs must be longer than an attempt's timeoutMs");
 
@@ -110,6 +132,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
           headers,
           allowHosts: opts.allowHosts,
           timeoutMs,
+          connectTimeoutMs: opts.connectTimeoutMs,
           maxResponseBytes: opts.maxResponseBytes,
           resolve: opts.resolve,
         });
@@ -121,15 +144,41 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
     });
   };
 
-  const attempt = async (d: ClaimedDelivery): Promise<void> => {
+  /** The attempt, or why it is not made: the host's breaker is open. */
+  const sendUnlessOpen = async (d: ClaimedDelivery): Promise<{ result: SendResult; notBefore: number }> => {
+    const host = d.host || hostOf(d.url);
+    const verdict = breaker.check(host, now());
+    if (!verdict.allowed) {
+      const error = `${host} gave no answer to ${verdict.failures} attempts in a row; its breaker is open`;
+      const reason = `not sent: ${error} until ${new Date(verdict.until).toISOString()}`;
+      return { result: { status: null, bytesRead: 0, error, reason }, notBefore: verdict.until };
+    }
     const result = await send(d);
+    // A refused attempt made no connection, so it says nothing of the host.
+    if (!result.refused) breaker.record(host, result.status !== null, now());
+    return { result, notBefore: 0 };
+  };
+
+  const attempt = async (d: ClaimedDelivery): Promise<void> => {
+    const { result, notBefore } = await sendUnlessOpen(d);
     const at = now();
     const attempts = d.attempts + 1;
     const delivered = isDelivered(result);
-    // A refused address will not become public by waiting, so it is not retried.
-    const retryAt = delivered || result.refused ? null : nextRetryAt(attempts, at, opts.random);
+    // A refused address will not become public by waiting, so it is not retried; an open breaker is waited out.
+    const scheduled = delivered || result.refused ? null : nextRetryAt(attempts, at, opts.random);
+    const retryAt = scheduled === null ? null : Math.max(scheduled, notBefore);
     const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
-    observeWebhook(delivered ? "delivered" : result.refused ? "refused" : retryAt === null ? "gave_up" : "retry");
+    observeWebhook(
+      delivered
+        ? "delivered"
+        : result.refused
+          ? "refused"
+          : retryAt === null
+            ? "gave_up"
+            : notBefore > 0
+              ? "breaker_open"
+              : "retry",
+    );
     if (result.refused) log.warn("webhook refused; not retried", { ...fields, reason: result.refused });
     else if (!delivered && retryAt === null)
       log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });
@@ -152,6 +201,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
         attempts,
         last_status: result.status,
         delivered_at: delivered ? new Date(at).toISOString() : null,
+        ...(result.status === null && result.reason && { last_error: result.reason }),
       });
     } catch (err) {
       log.error("webhook onAttempt failed", { ...fields, ...describeError(err) });
@@ -162,7 +212,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
   const claimAndStart = async (): Promise<Promise<void>[]> => {
     const free = concurrency - inflight.size;
     if (free <= 0 || stopped) return [];
-    const claimed = await opts.store.claimDue(now(), leaseMs, free);
+    const claimed = await opts.store.claimDue(now(), leaseMs, free, caps);
     return claimed.map((d) => {
       const p = attempt(d).finally(() => {
         inflight.delete(p);
@@ -231,22 +281,13 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker &
     start() {
       if (running || stopped) return;
       running = true;
-      wakeups().on("enqueued", poke);
       tick();
     },
     async stop() {
       stopped = true;
-      wakeups().off("enqueued", poke);
       if (timer) clearTimeout(timer);
       await polling;
       await Promise.all([...inflight]);
     },
   };
-}
-
-/** Starts delivering; call once per process (the lead's job runner holds it in a processSingleton). */
-export function startWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
-  const worker = createWebhookWorker(opts);
-  worker.start();
-  return worker;
 }

@@ -29,7 +29,9 @@ describe("upstash webhook outbox with lost answers", { skip }, () => {
   const delivery = (id: string) => ({
     id,
     jobId: "job_1",
+    keyId: "key_1",
     url: "https://hooks.example.com/in",
+    host: "hooks.example.com",
     secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     body: "{}",
     nextAttemptAt: T0,

@@ -25,8 +25,47 @@ function newJob(overrides: Partial<JobRecord["internal"]> = {}): JobRecord {
   };
 }
 
-export function runJobStoreSuite(name: string, open: () => Promise<Pick<Backend, "jobs" | "idempotency">>) {
+export function runJobStoreSuite(
+  name: string,
+  open: () => Promise<Pick<Backend, "jobs" | "idempotency" | "webhooks">>,
+) {
   describe(`JobStore: ${name}`, () => {
+    it("writes a job's end and the webhook delivery made of it together, and no delivery when it does not apply", async () => {
+      const { jobs, webhooks } = await open();
+      const job = newJob({ webhookUrl: "https://hooks.example.com/in", keyId: "key_x" });
+      await jobs.create(job);
+      const made: string[] = [];
+      const deliveryOf = (next: JobRecord) => {
+        const id = `msg_${crypto.randomBytes(8).toString("hex")}`;
+        made.push(id);
+        return {
+          id,
+          jobId: next.id,
+          keyId: "key_x",
+          url: "https://hooks.example.com/in",
+          host: "hooks.example.com",
+          secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+          body: JSON.stringify({ type: `job.${next.status}`, data: { id: next.id, status: next.status } }),
+          nextAttemptAt: 1_700_000_000_000,
+          createdAt: 1_700_000_000_000,
+        };
+      };
+      const ended = await jobs.transition(job.id, ["queued", "running"], { status: "canceled" }, deliveryOf);
+      assert.equal(ended?.status, "canceled");
+      assert.equal(made.length, 1);
+      const stored = await webhooks.get(made[0]);
+      assert.equal(stored?.jobId, job.id);
+      assert.equal(stored?.keyId, "key_x");
+      assert.equal(stored?.host, "hooks.example.com");
+      assert.deepEqual(JSON.parse(stored?.body ?? "{}"), {
+        type: "job.canceled",
+        data: { id: job.id, status: "canceled" },
+      });
+      // Already ended: nothing changes and no second delivery is written.
+      assert.equal(await jobs.transition(job.id, ["queued", "running"], { status: "failed" }, deliveryOf), null);
+      for (const id of made.slice(1)) assert.equal(await webhooks.get(id), null);
+    });
+
     it("keeps a record as written, with its internal fields and empty lists", async () => {
       const { jobs } = await open();
       const job = newJob();

@@ -1,5 +1,6 @@
 // One behaviour suite for every WebhookOutbox backend: claims under a lease, recorded attempts, persistence across
-// a reopen, and two workers that never make the same attempt twice.
+// a reopen, two workers that never make the same attempt twice, and fair claims (caps per key and per host,
+// round-robin across keys, first attempts before retries).
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import http from "node:http";
@@ -39,10 +40,13 @@ export function runWebhookOutboxSuite(
     });
 
     const T0 = 1_700_000_000_000;
+    // Each its own key and host unless a test says otherwise, so the caps only bite where a test means them to.
     const delivery = (n: number, over: Partial<NewDelivery> = {}): NewDelivery => ({
       id: `msg_${n}_${crypto.randomBytes(4).toString("hex")}`,
       jobId: `job_${n}`,
-      url: "https://hooks.example.com/in",
+      keyId: `key_${n}`,
+      url: `https://h${n}.example.com/in`,
+      host: `h${n}.example.com`,
       secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       body: JSON.stringify({ type: "job.succeeded", n }),
       nextAttemptAt: T0,
@@ -160,6 +164,83 @@ export function runWebhookOutboxSuite(
       const [again] = await reopened.claimDue(T0 + 5_000, LEASE_MS, 10);
       assert.equal(again.id, d.id);
       assert.equal(again.body, d.body);
+    });
+
+    describe("fair claims", () => {
+      const CAPS = { perKey: 2, perHost: 2 };
+      const ids = (ds: { id: string }[]) => ds.map((d) => d.id).sort();
+
+      it("keeps one key to its cap while another key's delivery is claimed at once", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        // 48 older deliveries of one key to one slow host, then one of another key.
+        const flood = Array.from({ length: 48 }, (_, i) =>
+          delivery(i, { keyId: "key_flood", host: "slow.example.com", createdAt: T0 - 1000 + i }),
+        );
+        for (const d of flood) await outbox.enqueue(d);
+        const other = delivery(99, { keyId: "key_other", host: "fast.example.com" });
+        await outbox.enqueue(other);
+
+        const first = await outbox.claimDue(T0, LEASE_MS, 8, CAPS);
+        assert.equal(first.filter((d) => d.keyId === "key_flood").length, 2, "the flooding key gets its cap");
+        assert.ok(
+          first.some((d) => d.id === other.id),
+          "the other key is claimed in the same call",
+        );
+        assert.equal(first.length, 3);
+        // While those are in flight the flooding key gets nothing more, from any claim.
+        assert.deepEqual(await open().claimDue(T0 + 1, LEASE_MS, 8, CAPS), []);
+        // One attempt recorded (a retry later) frees one slot.
+        const held = first.find((d) => d.keyId === "key_flood");
+        assert.ok(held);
+        await outbox.recordAttempt(held.id, held.lease, { attempts: 1, lastStatus: null, retryAt: T0 + 5_000 });
+        assert.equal((await outbox.claimDue(T0 + 2, LEASE_MS, 8, CAPS)).length, 1);
+        // Leases that ran out no longer count as in flight.
+        const later = await outbox.claimDue(T0 + LEASE_MS + 3, LEASE_MS, 8, CAPS);
+        assert.equal(later.filter((d) => d.keyId === "key_flood").length, 2);
+      });
+
+      it("caps deliveries in flight to one host across keys", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const sameHost = Array.from({ length: 6 }, (_, i) => delivery(i, { host: "one.example.com" }));
+        for (const d of sameHost) await outbox.enqueue(d);
+        const elsewhere = delivery(7);
+        await outbox.enqueue(elsewhere);
+        const claimed = await outbox.claimDue(T0, LEASE_MS, 8, CAPS);
+        assert.equal(claimed.filter((d) => d.host === "one.example.com").length, 2);
+        assert.ok(claimed.some((d) => d.id === elsewhere.id));
+        assert.deepEqual(await outbox.claimDue(T0, LEASE_MS, 8, CAPS), []);
+      });
+
+      it("shares a claim round-robin across keys, oldest first within each", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const byKey = (k: string, n: number) =>
+          Array.from({ length: n }, (_, i) => delivery(i, { keyId: k, createdAt: T0 + i, nextAttemptAt: T0 + i }));
+        const a = byKey("key_a", 5);
+        const b = byKey("key_b", 5);
+        const c = byKey("key_c", 5);
+        for (const d of [...a, ...b, ...c]) await outbox.enqueue(d);
+        const claimed = await outbox.claimDue(T0 + 10, LEASE_MS, 3, { perKey: 5, perHost: 5 });
+        assert.deepEqual(ids(claimed), ids([a[0], b[0], c[0]]), "one of each key, each key's oldest");
+      });
+
+      it("takes first attempts before retries", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const retry = delivery(1, { createdAt: T0 - 10_000, nextAttemptAt: T0 - 10_000 });
+        await outbox.enqueue(retry);
+        const [c] = await outbox.claimDue(T0 - 10_000, LEASE_MS, 1, CAPS);
+        await outbox.recordAttempt(retry.id, c.lease, { attempts: 1, lastStatus: 500, retryAt: T0 - 5_000 });
+        const fresh1 = delivery(2);
+        const fresh2 = delivery(3);
+        await outbox.enqueue(fresh1);
+        await outbox.enqueue(fresh2);
+        const claimed = await outbox.claimDue(T0, LEASE_MS, 2, CAPS);
+        assert.deepEqual(ids(claimed), ids([fresh1, fresh2]), "the older retry waits for a free slot");
+        assert.deepEqual(ids(await outbox.claimDue(T0, LEASE_MS, 2, CAPS)), [retry.id]);
+      });
     });
 
     describe("two workers on one outbox", () => {

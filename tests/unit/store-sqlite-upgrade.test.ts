@@ -40,6 +40,9 @@ it("opens a 1.1 data directory and reads and writes every entity in it", async (
      INSERT INTO audit_log (at, action, target, ip, actor, detail) VALUES
        ('2031-01-01T00:00:00.000Z', 'approve', 'wl_00000000000000bb', '192.0.2.9', 'session', 'key key_old');
      INSERT INTO jobs VALUES ('job_old', 'succeeded', 0, ${now}, '${JSON.stringify(job)}');
+     INSERT INTO webhook_deliveries (id, job_id, url, secret, body, attempts, last_status, next_attempt_at, lease,
+       created_at) VALUES ('msg_old', 'job_old', 'https://hooks.example.com/in', 'whsec_old', '{}', 1, 503, ${now - 1},
+       NULL, ${now - 5000});
      INSERT INTO images VALUES ('img_old', 'key_old', 'generate', 'http://localhost/cdn/img_old.png',
        '{"prompt":"p","model":"alpha-pro","style":"Photorealistic","ratio":"1:1","seed":1}', 1024, 1024, 10,
        ${now - 1000}, NULL, '${"b".repeat(64)}', NULL, NULL);`,
@@ -66,6 +69,10 @@ it("opens a 1.1 data directory and reads and writes every entity in it", async (
     );
     assert.equal((await backend.jobs.get("job_old"))?.status, "succeeded");
     assert.equal(await backend.images.count(), 1);
+    // A delivery 1.1 queued is claimed as before; it has no key or host recorded, and shares one empty one.
+    const [pending] = await backend.webhooks.claimDue(now, 60_000, 10);
+    assert.equal(pending?.id, "msg_old");
+    assert.deepEqual([pending.attempts, pending.lastStatus, pending.keyId, pending.host], [1, 503, "", ""]);
 
     // And it writes on: an approval of the old pending entry is one step, and the quota counts on.
     const fresh = {

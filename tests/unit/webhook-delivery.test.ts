@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
@@ -14,7 +14,7 @@ import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "@/lib/webhooks/schedule";
 import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES, type Resolver, sendWebhook } from "@/lib/webhooks/send";
 import { newWebhookSecret, signWebhook } from "@/lib/webhooks/sign";
-import { createWebhookWorker, enqueueWebhook, startWebhookWorker, type WebhookAttempt } from "@/lib/webhooks/worker";
+import { createWebhookWorker, enqueueWebhook, type WebhookAttempt } from "@/lib/webhooks/worker";
 import { armLoopbackOnly, type Tripwire } from "@/tests/helpers/loopback-only";
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string };
@@ -125,7 +125,11 @@ describe("a receiver that fails twice, then accepts", () => {
           reports.push([jobId, attempt]);
         },
       });
-      const id = await enqueueWebhook(outbox, { jobId: "job_abc", url: receiver.url, secret, body: payload }, clock);
+      const id = await enqueueWebhook(
+        outbox,
+        { jobId: "job_abc", keyId: "key_test", url: receiver.url, secret, body: payload },
+        clock,
+      );
 
       assert.equal(await worker.runDue(), 1);
       clock = start + RETRY_DELAYS_MS[0] - 1;
@@ -207,7 +211,7 @@ describe("the retry schedule", () => {
       });
       const id = await enqueueWebhook(
         outbox,
-        { jobId: "job_x", url: receiver.url, secret: newWebhookSecret(), body: body() },
+        { jobId: "job_x", keyId: "key_test", url: receiver.url, secret: newWebhookSecret(), body: body() },
         clock,
       );
       const attemptTimes: number[] = [];
@@ -245,9 +249,15 @@ describe("the retry schedule", () => {
         reports.push(a);
       },
     });
-    const id = await enqueueWebhook(outbox, { jobId: "job_n", url, secret: newWebhookSecret(), body: body() }, clock);
+    const id = await enqueueWebhook(
+      outbox,
+      { jobId: "job_n", keyId: "key_test", url, secret: newWebhookSecret(), body: body() },
+      clock,
+    );
     assert.equal(await worker.runDue(), 1);
-    assert.deepEqual(reports, [{ attempts: 1, last_status: null, delivered_at: null }]);
+    assert.deepEqual(reports, [
+      { attempts: 1, last_status: null, delivered_at: null, last_error: "the connection failed (ECONNREFUSED)" },
+    ]);
     const stored = await outbox.get(id);
     assert.equal(stored?.attempts, 1);
     assert.equal(stored?.nextAttemptAt, clock + 5_000);
@@ -290,7 +300,7 @@ describe("one attempt", () => {
       });
       const id = await enqueueWebhook(
         outbox,
-        { jobId: "job_r", url: receiver.url, secret: newWebhookSecret(), body: payload },
+        { jobId: "job_r", keyId: "key_test", url: receiver.url, secret: newWebhookSecret(), body: payload },
         clock,
       );
       await worker.runDue();
@@ -329,6 +339,36 @@ describe("one attempt", () => {
     } finally {
       for (const answer of answered) answer();
       await receiver.close();
+    }
+  });
+
+  it("gives up at the connect deadline, well before the attempt's, on a host whose TLS handshake never ends", async () => {
+    // A TCP listener that takes the connection and says nothing: the https connection is never made.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const payload = body();
+      const started = performance.now();
+      const result = await sendWebhook({
+        url: `https://127.0.0.1:${port}/hooks`,
+        body: payload,
+        headers: headersFor(payload),
+        allowHosts: ALLOW,
+        timeoutMs: 5_000,
+        connectTimeoutMs: 200,
+      });
+      const took = performance.now() - started;
+      assert.equal(result.status, null);
+      assert.equal(result.reason, "no connection within 200 ms");
+      assert.ok(took >= 190 && took < 2_000, `took ${took} ms`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 
@@ -461,7 +501,13 @@ describe("the SSRF guard at send time", () => {
     try {
       id = await enqueueWebhook(
         outbox,
-        { jobId: "job_p", url: "https://hooks.example.test/in", secret: newWebhookSecret(), body: body() },
+        {
+          jobId: "job_p",
+          keyId: "key_test",
+          url: "https://hooks.example.test/in",
+          secret: newWebhookSecret(),
+          body: body(),
+        },
         clock,
       );
       assert.equal(await worker.runDue(), 1);
@@ -469,7 +515,15 @@ describe("the SSRF guard at send time", () => {
       console.log = log;
     }
     assert.equal(tripwire.connects, before);
-    assert.deepEqual(reports, [{ attempts: 1, last_status: null, delivered_at: null }]);
+    assert.deepEqual(reports, [
+      {
+        attempts: 1,
+        last_status: null,
+        delivered_at: null,
+        last_error: "hooks.example.test resolves to a private address; nothing was sent",
+      },
+    ]);
+    assert.doesNotMatch(JSON.stringify(reports), /10\.0\.0\.1/, "the job record never shows the address");
     assert.equal(await outbox.get(id), null);
     clock += 3600_000;
     assert.equal(await worker.runDue(), 0);
@@ -480,14 +534,14 @@ describe("the SSRF guard at send time", () => {
 });
 
 describe("the running worker", () => {
-  it("delivers an enqueued webhook at once, without waiting for the poll", async () => {
+  it("delivers an enqueued webhook at once when poked, without waiting for the poll", async () => {
     const receiver = await startReceiver((res) => res.end("ok"));
     const reports: WebhookAttempt[] = [];
     let onDelivered = () => {};
     const delivered = new Promise<void>((resolve) => {
       onDelivered = resolve;
     });
-    const worker = startWebhookWorker({
+    const worker = createWebhookWorker({
       store: outbox,
       allowHosts: ALLOW,
       pollMs: 60_000,
@@ -496,13 +550,22 @@ describe("the running worker", () => {
         onDelivered();
       },
     });
+    worker.start();
     try {
       const secret = newWebhookSecret();
       const payload = body();
       const started = performance.now();
-      // The first poll runs at start; this enqueue comes after it, so only the wake-up can deliver it in time.
+      // The first poll runs at start; this enqueue comes after it, so only the poke (what the composition root
+      // does when a job with a webhook ends) can deliver it in time.
       await new Promise((r) => setTimeout(r, 100));
-      const id = await enqueueWebhook(outbox, { jobId: "job_live", url: receiver.url, secret, body: payload });
+      const id = await enqueueWebhook(outbox, {
+        jobId: "job_live",
+        keyId: "key_test",
+        url: receiver.url,
+        secret,
+        body: payload,
+      });
+      worker.poke();
       const late = new Promise((_, reject) =>
         setTimeout(() => reject(new Error("not delivered within 10 s")), 10_000).unref(),
       );
@@ -513,6 +576,70 @@ describe("the running worker", () => {
       assert.ok(reports[0].delivered_at);
       assert.equal(receiver.seen[0].headers["webhook-id"], id);
       new Webhook(secret).verify(receiver.seen[0].body, receiver.seen[0].headers as Record<string, string>);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+});
+
+describe("a host that never answers", () => {
+  it("opens its breaker after the set number of timeouts, refuses without connecting, then probes once", async () => {
+    let connections = 0;
+    const receiver = await startReceiver(() => undefined); // reads the request, never answers
+    receiver.server.on("connection", () => connections++);
+    let clock = Date.now();
+    const reports: WebhookAttempt[] = [];
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      now: () => clock,
+      random: () => 0.5,
+      timeoutMs: 300,
+      leaseMs: 5_000,
+      breaker: { failuresToOpen: 2, openMs: 60_000 },
+      onAttempt: (_, a) => {
+        reports.push(a);
+      },
+    });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const d = {
+          jobId: `job_b${i}`,
+          keyId: `key_${i}`,
+          url: receiver.url,
+          secret: newWebhookSecret(),
+          body: body(i),
+        };
+        ids.push(await enqueueWebhook(outbox, d, clock));
+      }
+      // Two in flight to the host at most: two timeouts, which open the breaker.
+      assert.equal(await worker.runDue(), 2);
+      assert.equal(connections, 2);
+      assert.deepEqual(
+        reports.map((r) => r.last_error),
+        ["no answer within 300 ms", "no answer within 300 ms"],
+      );
+      // The other two are not sent: refused with the reason, retried after the breaker's time.
+      assert.equal(await worker.runDue(), 2);
+      assert.equal(connections, 2, "no connection while the breaker is open");
+      for (const r of reports.slice(2)) {
+        assert.equal(r.attempts, 1);
+        assert.equal(r.last_status, null);
+        assert.match(
+          r.last_error ?? "",
+          /^not sent: 127\.0\.0\.1 gave no answer to 2 attempts in a row; its breaker is open until /,
+        );
+      }
+      const refused = await Promise.all(ids.slice(2).map((id) => outbox.get(id)));
+      for (const d of refused)
+        assert.ok((d?.nextAttemptAt ?? 0) >= clock + 60_000, "not tried before the breaker closes");
+      // After openMs one probe goes through; the others wait for it.
+      clock += 61_000;
+      const probeRound = worker.runDue();
+      assert.equal(await probeRound, 2);
+      assert.equal(connections, 3, "exactly one probe");
     } finally {
       await worker.stop();
       await receiver.close();
