@@ -4,10 +4,13 @@ import { ENDPOINTS } from "@/lib/openapi";
 import { CodeBlock } from "./code-block";
 import { mono, SimpleTable } from "./simple-table";
 
-const ROUTES = ENDPOINTS.filter((ep) => ep.section === "openai").map((ep) => ({
-  key: `${ep.method} ${ep.path}`,
-  cells: [mono(`${ep.method.toUpperCase()} ${ep.path}`), ep.summary.replace("OpenAI-compatible: ", "")],
-}));
+const ROUTES = ENDPOINTS.filter((ep) => ep.section === "openai").map((ep) => {
+  const what = ep.summary.replace("OpenAI-compatible: ", "");
+  return {
+    key: `${ep.method} ${ep.path}`,
+    cells: [mono(`${ep.method.toUpperCase()} ${ep.path}`), what[0].toUpperCase() + what.slice(1)],
+  };
+});
 
 export function OpenAISection({ origin }: { origin: string }) {
   return (
@@ -42,7 +45,8 @@ const { data } = await client.images.generate({ model: "alpha-schnell", prompt: 
       />
       <CodeBlock
         label="The openai SDK (Python)"
-        code={`from openai import OpenAI
+        code={`import os
+from openai import OpenAI
 
 client = OpenAI(base_url="${origin}/v1", api_key=os.environ["DARKROOM_API_KEY"])
 image = client.images.generate(model="alpha-schnell", prompt="a lighthouse at dusk")`}
