@@ -13,6 +13,10 @@ import { decodeImage, probeImage } from "../lib/enhance/decode";
 import { createConfiguredRegistry } from "../lib/enhance/engine-registry";
 import { encodeModel, TensorDataType } from "../lib/enhance/neural/onnx-proto";
 import { convertPackageModel } from "../lib/enhance/neural/package-models";
+import { WorkerPool } from "../lib/enhance/neural/pool";
+import type { ModelRef } from "../lib/enhance/neural/protocol";
+import { chooseTileSize, planTiles } from "../lib/enhance/neural/tiles";
+import { createUpscaler } from "../lib/enhance/neural/upscale";
 import { planNetworkInput } from "../lib/enhance/neural-engine";
 import { enhanceRaw, targetSize } from "../lib/enhance/pipeline";
 import { choosePrecision, int8WeightBits } from "../lib/enhance/precision";
@@ -294,58 +298,142 @@ export async function benchSpeed(
 }
 
 /**
- * Where one fast 2× request's time goes, in process on the server's own code: multipart parse, decode, the
- * engine's stages (tiles on the workers, split into cut, pixel/tensor conversion and network), sharpen, base,
- * blend, PNG encode and store. Median of `rounds` runs after a warm-up.
+ * Where one fast request's time goes, in process on the server's own code: multipart parse, decode, the engine's
+ * stages (tiles on the workers, split into cut, pixel/tensor conversion and network; then the finish job on a
+ * worker: sharpen, base, blend, PNG encode) and store, for fast 2× (512²→1024²) and fast 4× (256²→1024²) side by
+ * side. Median of `rounds` runs after a warm-up.
  */
 export async function benchProfile(rounds: number): Promise<Table> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-bench-profile-"));
   const config = parseConfig({ DATA_DIR: dataDir, ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS });
   const registry = createConfiguredRegistry(config);
   const storage = createLocalStorage(dataDir, undefined);
-  const png = await encodePng(await loadBenchPhoto(512));
-  const runs: Profile[] = [];
+  const cases = [
+    { label: "fast 2×, 512²→1024²", scale: 2, size: 512 },
+    { label: "fast 4×, 256²→1024²", scale: 4, size: 256 },
+  ] as const;
+  const pngs = await Promise.all(cases.map(async (c) => encodePng(await loadBenchPhoto(c.size))));
+  const runs: Profile[][] = cases.map(() => []);
   try {
-    for (let r = 0; r <= rounds; r++) {
-      const profile: Profile = new Map();
-      const t0 = performance.now();
-      const form = new FormData();
-      form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "photo.png");
-      const body = new Request("http://127.0.0.1/api/enhance", { method: "POST", body: form });
-      const file = (await timed(profile, "multipart parse", () => body.formData())).get("image") as File;
-      const bytes = Buffer.from(await file.arrayBuffer());
-      const image = await timed(profile, "probe + decode", async () => {
-        await probeImage(bytes, config.upload.maxPixels);
-        return decodeImage(bytes, config.upload.maxPixels);
-      });
-      const out = await enhanceRaw((job) => registry.run(job), image, {
-        strength: 0.5,
-        scale: 2,
-        model: "fast",
-        signal: new AbortController().signal,
-        profile,
-      });
-      await timed(profile, "store (local file)", () => storage.putPng(out.png, "http://127.0.0.1"));
-      profile.set("total (wall)", performance.now() - t0);
-      if (r > 0) runs.push(profile); // the first run opens the sessions
-    }
+    for (let r = 0; r <= rounds; r++)
+      for (const [i, c] of cases.entries()) {
+        const profile: Profile = new Map();
+        const t0 = performance.now();
+        const form = new FormData();
+        form.set("image", new Blob([new Uint8Array(pngs[i])], { type: "image/png" }), "photo.png");
+        const body = new Request("http://127.0.0.1/api/enhance", { method: "POST", body: form });
+        const file = (await timed(profile, "multipart parse", () => body.formData())).get("image") as File;
+        const bytes = Buffer.from(await file.arrayBuffer());
+        const image = await timed(profile, "probe + decode", async () => {
+          await probeImage(bytes, config.upload.maxPixels);
+          return decodeImage(bytes, config.upload.maxPixels);
+        });
+        const out = await enhanceRaw((job) => registry.run(job), image, {
+          strength: 0.5,
+          scale: c.scale,
+          model: "fast",
+          signal: new AbortController().signal,
+          profile,
+        });
+        await timed(profile, "store (local file)", () => storage.putPng(out.bytes, "http://127.0.0.1"));
+        profile.set("total (wall)", performance.now() - t0);
+        if (r > 0) runs[i].push(profile); // the first run opens the sessions
+      }
   } finally {
     await registry.pool.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  const stages = [...runs[0].keys()];
-  const total = median(runs.map((p) => p.get("total (wall)") ?? 0));
-  const rows = stages.map((stage) => {
-    const v = median(runs.map((p) => p.get(stage) ?? 0));
-    if (stage.endsWith("(%)")) return [stage, `${fmt(v)} %`, ""];
-    const worker = stage.includes("(worker)");
-    return [stage, `${fmt(v)} ms`, worker ? "worker time, summed over tiles" : `${fmt((100 * v) / total, 0)} %`];
-  });
+  const stages = [...new Set(runs.flatMap((p) => [...p[0].keys()]))];
+  const totals = runs.map((p) => median(p.map((x) => x.get("total (wall)") ?? 0)));
+  const rows = stages.map((stage) => [
+    stage,
+    ...cases.flatMap((_, i) => {
+      const v = median(runs[i].map((p) => p.get(stage) ?? 0));
+      if (stage.endsWith("(%)")) return [`${fmt(v)} %`, ""];
+      return [`${fmt(v)} ms`, stage.includes("(worker)") ? "worker time" : `${fmt((100 * v) / totals[i], 0)} %`];
+    }),
+  ]);
   return {
-    head: [`profile: one fast 2× request, 512²→1024², strength 0.5 (median of ${rounds})`, "time", "share of total"],
+    head: [
+      `profile: one fast request, strength 0.5 (median of ${rounds})`,
+      ...cases.flatMap((c) => [c.label, "share of total"]),
+    ],
     rows,
     notes: [
-      `In process, default pool (${config.enhance.workers} workers × ${config.enhance.threads} ORT thread), default precision (${choosePrecision("esrgan-slim", 2, int8WeightBits(), undefined)} for esrgan-slim x2). "(worker)" rows are worker CPU time summed over tiles, which run in parallel inside "tiles on the workers (wall)".`,
+      `In process, default pool (${config.enhance.workers} workers × ${config.enhance.threads} ORT thread), default precision (esrgan-slim x2 ${choosePrecision("esrgan-slim", 2, int8WeightBits(), undefined)}, x4 ${choosePrecision("esrgan-slim", 4, int8WeightBits(), undefined)}). "(worker)" rows are worker time (tiles summed; they run in parallel inside "tiles on the workers (wall)"; the finish stages run inside "finish on a worker (wall)").`,
+    ],
+  };
+}
+
+/**
+ * Tile size candidates for the network, in process on a default-sized pool: the tiles stage alone (cut, tensors,
+ * network, placement) for fast 2× on 512² and fast 4× and quality 2× on 256², at the default precision.
+ * "per worker" is the image cut into one tile per worker. The rule in tiles.ts (chooseTileSize) follows this table.
+ */
+export async function benchTileSizes(
+  rounds: number,
+  candidates = [128, 192, 256, 384, 4096],
+  workers?: number,
+): Promise<Table> {
+  const config = parseConfig({
+    DATA_DIR: os.tmpdir(),
+    ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS,
+    ...(workers && { ENHANCE_WORKERS: String(workers) }),
+  });
+  const cacheDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-bench-tiles-")), "models");
+  const pool = new WorkerPool({
+    script: path.join(ROOT, "lib/enhance/neural/worker.cjs"),
+    size: config.enhance.workers,
+    workerData: { root: ROOT, cacheDir, threads: config.enhance.threads, device: "cpu" },
+  });
+  const upscaler = createUpscaler(pool, config.enhance.threads);
+  const bits = int8WeightBits();
+  const cases = [
+    { label: "fast 2×, 512²", pkg: "esrgan-slim", scale: 2, size: 512 },
+    { label: "fast 4×, 256²", pkg: "esrgan-slim", scale: 4, size: 256 },
+    { label: "quality 2×, 256²", pkg: "esrgan-medium", scale: 2, size: 256 },
+  ] as const;
+  const rows: string[][] = [];
+  const signal = new AbortController().signal;
+  try {
+    for (const c of cases) {
+      const model: ModelRef = {
+        kind: "package",
+        pkg: c.pkg,
+        scale: c.scale,
+        precision: choosePrecision(c.pkg, c.scale, bits, undefined),
+      };
+      const img = await loadBenchPhoto(c.size);
+      await upscaler.upscale(model, img, { signal }); // model made, sessions open
+      const ms: number[][] = candidates.map(() => []);
+      for (let r = 0; r < rounds; r++)
+        for (const [i, tileSize] of candidates.entries()) {
+          const t = performance.now();
+          await upscaler.upscale(model, img, { signal, tileSize });
+          ms[i].push(performance.now() - t);
+        }
+      const best = Math.min(...ms.map(median));
+      const { overlap } = await upscaler.describe(model);
+      const chosen = chooseTileSize(config.enhance.threads);
+      rows.push([
+        `${c.label} · ${c.pkg} x${c.scale} ${model.kind === "package" ? model.precision : ""}`,
+        ...candidates.map((tileSize, i) => {
+          const tiles = planTiles(c.size, c.size, tileSize, overlap, pool.size);
+          const extra = tiles.reduce((a, t) => a + t.ew * t.eh, 0) / (c.size * c.size) - 1;
+          const mark = tileSize === chosen ? " ←" : "";
+          return `${fmt(median(ms[i]), 0)} ms (${fmt(median(ms[i]) / best, 2)}×, ${tiles.length} tiles, +${fmt(100 * extra, 0)} %)${mark}`;
+        }),
+      ]);
+    }
+  } finally {
+    await pool.close();
+    fs.rmSync(path.dirname(cacheDir), { recursive: true, force: true });
+  }
+  return {
+    head: ["tiles stage by tile size (median)", ...candidates.map((t) => (t >= 4096 ? "one per worker" : `${t}²`))],
+    rows,
+    notes: [
+      `${config.enhance.workers} workers × ${config.enhance.threads} ORT thread; each cell: time, against the row's best, tiles, extra network pixels from the context (receptive radius). ← = chooseTileSize's pick. ${rounds} rounds, interleaved.`,
     ],
   };
 }
@@ -624,7 +712,7 @@ export async function benchLargeOutputs(rounds: number): Promise<Table> {
   rows.push([
     "previous engine: blend of one 4096² output on the main thread",
     `${fmt(blendMs, 0)} ms in one block`,
-    "now split into 1 MP jobs on the workers",
+    "now on a worker, in the finish job",
     "",
   ]);
   return {

@@ -20,6 +20,7 @@ import {
   benchProfile,
   benchPsnr,
   benchSpeed,
+  benchTileSizes,
   findServerPid,
   serveReference,
   type Table,
@@ -126,11 +127,15 @@ const authFor = async (a: Parameters<typeof createKey>[0]) => ({
   Authorization: `Bearer ${(await createKey(a, "bench")).key}`,
 });
 
-/** `npm run bench -- --neural-speed-only`: the neural speed table (fp32 and int8 servers) and the request profile. */
+/**
+ * `npm run bench -- --neural-speed-only`: the neural speed table (fp32 and int8 servers), the request profile and
+ * the tile-size candidates.
+ */
 async function mainNeuralSpeedOnly() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   printTable(await benchSpeed(authFor, rounds));
   printTable(await benchProfile(rounds));
+  printTable(await benchTileSizes(rounds));
 }
 
 async function main() {
@@ -250,6 +255,7 @@ async function main() {
     if (!apiOnly) {
       neuralTables.push(await benchSpeed(authFor, rounds));
       neuralTables.push(await benchProfile(rounds));
+      neuralTables.push(await benchTileSizes(rounds));
       neuralTables.push(await benchPsnr(app, auth));
     }
   } finally {

@@ -5,6 +5,7 @@ import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { type AttemptOutcome, observeRouteAttempt } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
+import { batches } from "./batching";
 import { type CapabilityEnv, variantFor } from "./capabilities";
 import { classifyFailure, type Failure } from "./failures";
 import type { HealthBook } from "./health";
@@ -36,15 +37,22 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
     calls.set(route.id, call);
     return call;
   };
+  const ableFor = (job: GenerateJob) => {
+    const need = inputNeeded({ image: job.input, mask: job.input?.mask });
+    // A chain skips the routes that cannot take the request; the route layer refused it when none can.
+    return routes.flatMap((r) => variantFor(model, r, need, deps.capabilities) ?? []);
+  };
   return {
     id: routes[0].id,
     ai: routes[0].provider !== PREVIEW_ROUTE,
+    // The first route decides (ROUTE_BATCHING); a fallback to one that does not batch makes just one image.
+    batchSize(job: GenerateJob) {
+      const first = ableFor(job)[0];
+      return first && batches(first.provider) ? Math.max(1, job.count ?? 1) : 1;
+    },
     async generate(job: GenerateJob): Promise<GeneratedImage> {
       const failures: Failure[] = [];
-      const need = inputNeeded({ image: job.input, mask: job.input?.mask });
-      // A chain skips the routes that cannot take the request; the route layer refused it when none can.
-      const able = routes.flatMap((r) => variantFor(model, r, need, deps.capabilities) ?? []);
-      for (const route of able) {
+      for (const route of ableFor(job)) {
         if (route.provider === PREVIEW_ROUTE) {
           return { ...(await previewEngine.generate(job)), engine: PREVIEW_ROUTE, ai: false };
         }
@@ -65,7 +73,8 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         const ms = performance.now() - started;
         if (outcome.ok) {
           deps.health.record(route.id, true, ms);
-          return { ...outcome.image, engine: route.id, ai: true };
+          const more = outcome.image.more?.map((image) => ({ ...image, engine: route.id, ai: true }));
+          return { ...outcome.image, engine: route.id, ai: true, ...(more && { more }) };
         }
         const failure = outcome.failure;
         log.warn("provider route failed", {
@@ -110,7 +119,19 @@ async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: num
     );
     clearTimeout(timer);
     const png = await normalizeImage(result.bytes, job.width, job.height);
-    return { ok: true, image: { png, width: job.width, height: job.height, seed: result.seed } };
+    const wanted = Math.max(0, (job.count ?? 1) - 1);
+    const more = await Promise.all(
+      (result.more ?? []).slice(0, wanted).map(async (extra) => ({
+        png: await normalizeImage(extra.bytes, job.width, job.height),
+        width: job.width,
+        height: job.height,
+        seed: extra.seed,
+      })),
+    );
+    return {
+      ok: true,
+      image: { png, width: job.width, height: job.height, seed: result.seed, ...(more.length > 0 && { more }) },
+    };
   } catch (err) {
     return { ok: false, failure: classifyFailure(err, signals()) };
   } finally {

@@ -15,7 +15,7 @@ import type { ImageStorage } from "@/lib/storage/types";
 import type { WorkQueue } from "@/lib/work/queue";
 import type { Engines } from "./index";
 import { nearestRatio, sizeForImage } from "./sizing";
-import type { GenerateJob, ImageEngine, WorkProgress } from "./types";
+import type { GeneratedImage, GenerateJob, ImageEngine, WorkProgress } from "./types";
 
 export type GenerateInput = {
   prompt: string;
@@ -119,49 +119,70 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
   let started: Promise<void> | undefined;
   // Once per request, whichever image leaves the queue first.
   const onStart = () => (started ??= Promise.resolve(deps.onStart?.()));
-  const seeds = seedsFor(input.seed, input.n ?? 1);
-  const settled = await Promise.allSettled(
-    seeds.map((seed) =>
-      generateOne(
-        engine,
-        input,
-        deps,
-        {
-          prompt: input.prompt,
-          styledPrompt: applyStyle(input.style, input.prompt),
-          model: input.model,
-          style: input.style,
-          ratio: edit?.ratio ?? input.ratio,
-          width: size.width,
-          height: size.height,
-          seed,
-          negativePrompt: input.negativePrompt,
-          input: edit?.input,
-          requestId: deps.requestId,
-          signal: deps.signal,
-          onProgress: deps.onProgress,
-          onPreview: deps.onPreview,
-        },
-        onStart,
-      ),
-    ),
+  const n = input.n ?? 1;
+  const seeds = seedsFor(input.seed, n);
+  const jobFor = (seed: number | undefined, count = 1): GenerateJob => ({
+    prompt: input.prompt,
+    styledPrompt: applyStyle(input.style, input.prompt),
+    model: input.model,
+    style: input.style,
+    ratio: edit?.ratio ?? input.ratio,
+    width: size.width,
+    height: size.height,
+    seed,
+    ...(count > 1 && { count }),
+    negativePrompt: input.negativePrompt,
+    input: edit?.input,
+    requestId: deps.requestId,
+    signal: deps.signal,
+    onProgress: deps.onProgress,
+    onPreview: deps.onPreview,
+  });
+  const store = (job: GenerateJob, image: GeneratedImage) => storeOne(engine, input, deps, job, image);
+
+  // A route that batches makes all n in one call (per server); what it did not make is asked for one at a time.
+  const batch = n > 1 ? Math.min(n, engine.batchSize?.(jobFor(seeds[0], n)) ?? 1) : 1;
+  const settled: PromiseSettledResult<GeneratedResult>[] = [];
+  let singles = seeds;
+  if (batch > 1) {
+    const job = jobFor(seeds[0], n);
+    const made = await runEngine(engine, deps, job, onStart).then(
+      (first) => [first, ...(first.more ?? [])],
+      (err: unknown) => {
+        settled.push({ status: "rejected", reason: err });
+        return [];
+      },
+    );
+    settled.push(...(await Promise.allSettled(made.map((image) => store(job, image)))));
+    const got = new Set(made.map((image) => image.seed));
+    // The caller's seeds that the batch did not cover; without a caller's seed, fresh ones.
+    singles = made.length === 0 ? [] : seeds.filter((seed) => seed === undefined || !got.has(seed));
+    singles = singles.slice(0, Math.max(0, n - made.length));
+  }
+  settled.push(
+    ...(await Promise.allSettled(
+      singles.map(async (seed) => {
+        const job = jobFor(seed);
+        return store(job, await runEngine(engine, deps, job, onStart));
+      }),
+    )),
   );
   const images = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-  if (images.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
-  const failed = settled.length - images.length;
+  if (images.length === 0) throw (settled.find((s) => s.status === "rejected") as PromiseRejectedResult).reason;
+  const failed = n - images.length;
   if (failed > 0)
     log.warn("some images of a request failed", { request_id: deps.requestId, failed, made: images.length });
   return { images, failed };
 }
 
-async function generateOne(
+/** One engine call through the work queue: the images, or the failure as a domain error. */
+function runEngine(
   engine: ImageEngine,
-  input: GenerateInput,
   deps: GenerateDeps,
   job: GenerateJob,
   onStart: () => Promise<void>,
-): Promise<GeneratedResult> {
-  const image = await deps.queue.run(
+): Promise<GeneratedImage> {
+  return deps.queue.run(
     async () => {
       await onStart();
       try {
@@ -175,7 +196,16 @@ async function generateOne(
     deps.signal,
     deps.onQueued,
   );
+}
 
+/** Checks one image the engine made, applies the mask and the format, and stores it in the library. */
+async function storeOne(
+  engine: ImageEngine,
+  input: GenerateInput,
+  deps: GenerateDeps,
+  job: GenerateJob,
+  image: GeneratedImage,
+): Promise<GeneratedResult> {
   const meta = await sharp(image.png).metadata();
   if (meta.format !== "png" || meta.width !== image.width || meta.height !== image.height) {
     log.error("engine returned a malformed image", { request_id: deps.requestId, engine: engine.id });
@@ -184,7 +214,7 @@ async function generateOne(
   const output = input.output ?? DEFAULT_OUTPUT;
   const png = job.input?.mask ? await keepMasked(image.png, job.input) : image.png;
   const bytes = await encodeOutput(png, output);
-  const seed = image.seed ?? job.seed;
+  const seed = image.seed ?? (job.count ? undefined : job.seed);
   const engineId = image.engine ?? engine.id;
   const ai = image.ai ?? engine.ai;
   const { prompt, model, style } = input;

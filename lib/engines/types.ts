@@ -14,6 +14,11 @@ export type GenerateJob = {
   width: number;
   height: number;
   seed?: number;
+  /**
+   * Images wanted from this call (1 to 4, default 1), image i with seed `seed + i`. Routes that batch (the GPU
+   * servers) make them all in one call per server; others make one, and the caller asks again for the rest.
+   */
+  count?: number;
   negativePrompt?: string;
   /** Image-to-image or inpainting: the image at width×height, its canonical mask, and the strength. */
   input?: EditInput;
@@ -40,6 +45,8 @@ export type GeneratedImage = {
   /** The route that actually produced the image when it differs from the engine's id (a fallback chain). */
   engine?: string;
   ai?: boolean;
+  /** The other images of a batched call (job.count > 1), in order, each with its own seed. */
+  more?: GeneratedImage[];
 };
 
 export interface ImageEngine {
@@ -48,4 +55,6 @@ export interface ImageEngine {
   /** True for engines that are real AI models; the preview renderer says false. */
   readonly ai: boolean;
   generate(job: GenerateJob): Promise<GeneratedImage>;
+  /** How many of `job.count` images one call would make (1 where the route does not batch). */
+  batchSize?(job: GenerateJob): number;
 }

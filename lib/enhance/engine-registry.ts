@@ -87,7 +87,7 @@ export function createConfiguredRegistry(config: Config): EngineRegistry {
   });
   const bits = int8WeightBits();
   const neural = createNeuralEngine({
-    upscaler: createUpscaler(pool),
+    upscaler: createUpscaler(pool, config.enhance.threads),
     modelPath: config.enhance.modelPath,
     precisionOf: (pkg, scale) => choosePrecision(pkg, scale, bits, config.enhance.precision),
   });

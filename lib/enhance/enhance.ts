@@ -3,7 +3,6 @@ import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-format
 import type { Config } from "@/lib/config";
 import type { WorkProgress } from "@/lib/engines/types";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
-import { encodeOutput } from "@/lib/images/encode";
 import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
@@ -68,6 +67,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
           model: input.model,
           signal: deps.signal,
           onProgress: deps.onProgress,
+          output: input.output ?? DEFAULT_OUTPUT,
         });
         // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
         log.info("enhance job", {
@@ -102,7 +102,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
   };
   const stored = await storeImage(
     deps.storage,
-    await encodeOutput(out.png, output),
+    out.bytes,
     deps.origin,
     { kind: "enhance", params, width: out.width, height: out.height, format: output.format },
     deps,

@@ -1,18 +1,17 @@
-// Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength.
-import sharp from "sharp";
+// Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength and encoded
+// there too (finish.ts).
 import type { EnhancePackage } from "../catalog/enhance-modes";
+import { resizeLanczos } from "./finish";
 import type { ModelRef, Precision } from "./neural/protocol";
+import { bufferOf, toShared } from "./neural/shared-memory";
 import type { Upscaler } from "./neural/upscale";
 import { type EnhanceEngine, type ModelChoice, type RawImage, timed } from "./types";
 
 /**
- * The strength mapping (docs/enhancement.md): with L = lanczos3(input → target) and
- * N = sharpen(σ 0.8)(lanczos3(SR(input′) → target)), out = (1 − s)·L + s·N per RGB byte, alpha = lanczos3 alpha.
- * input′ is the input itself, or its lanczos3 reduction to target / native scale when the target (after the
- * 4096 px cap) needs less than the model's native scale: the network's cost follows the output, not the upload.
- * s = 0 is exactly L, and the distance from L grows linearly with s.
+ * The strength mapping is finish.ts's (L = lanczos3 base, N = sharpened network output, out = (1 − s)·L + s·N);
+ * the network sees the input itself, or its lanczos3 reduction to target / native scale when the target (after
+ * the 4096 px cap) needs less than the model's native scale: the network's cost follows the output, not the upload.
  */
-export const DETAIL_SHARPEN_SIGMA = 0.8;
 
 /**
  * The input is reduced before the network only when that saves at least ~10 % of its pixels: a resample costs a
@@ -65,60 +64,37 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
     id: "onnx",
     ai: true,
     async enhance(job) {
-      const { width, height, signal, profile } = job;
-      if (job.strength <= 0) return { ...(await resizeLanczos(job.image, width, height)), engine: "lanczos3" };
+      const { width, height, signal, profile, strength, output } = job;
       // One group per job: the pool serves jobs' tiles in turn, so a big image does not hold back small ones.
       const group = Symbol("enhance job");
-      const effective = width / job.image.width;
-      let detail: Buffer;
-      let engine: string;
-      if (effective <= 1) {
+      // The one copy between the main thread and the workers on the way in: the upload's pixels into shared memory.
+      const image: RawImage = { ...job.image, data: bufferOf(await toShared(job.image.data)) };
+      const effective = width / image.width;
+      let detailSource = image;
+      let engine = "lanczos3";
+      if (strength > 0 && effective <= 1) {
         // Huge inputs are not upscaled at all (the 4096 px cap), so there is nothing for the network to add.
-        detail = await sharpenTo(job.image, width, height);
         engine = "lanczos3+sharpen";
-      } else {
+      } else if (strength > 0) {
         const model = chooseModel(job.model, effective, opts.modelPath, opts.precisionOf);
         const info = await opts.upscaler.describe(model);
-        const reduced = planNetworkInput(job.image, job, info.scale);
+        const reduced = planNetworkInput(image, job, info.scale);
         const input = reduced
-          ? await timed(profile, "prescale", () => resizeLanczos(job.image, reduced.width, reduced.height))
-          : job.image;
+          ? await timed(profile, "prescale", () => resizeLanczos(image, reduced.width, reduced.height))
+          : image;
         signal.throwIfAborted();
         const onTaskDone = (done: number, total: number) =>
           job.onProgress?.({ fraction: done / total, stage: `enhancing: tile ${done} of ${total}` });
-        const sr = await timed(profile, "tiles on the workers (wall)", () =>
+        detailSource = await timed(profile, "tiles on the workers (wall)", () =>
           opts.upscaler.upscale(model, input, { signal, group, onTaskDone, profile }),
         );
-        detail = await timed(profile, "resize + sharpen of the network output", () => sharpenTo(sr, width, height));
         engine = `onnx:${info.label}`;
       }
-      // The base is made last, so it is not held in memory while the network runs.
-      const base = await timed(profile, "lanczos3 base", () => resizeLanczos(job.image, width, height));
       signal.throwIfAborted();
-      const data = await timed(profile, "strength blend (workers, wall)", () =>
-        opts.upscaler.blend(base, detail, job.strength, { signal, group }),
+      const out = await timed(profile, "finish on a worker: sharpen, base, blend, encode (wall)", () =>
+        opts.upscaler.finish(image, detailSource, { width, height, strength, output }, { signal, group, profile }),
       );
-      return { ...base, data, engine };
+      return { ...out, engine };
     },
   };
-}
-
-async function resizeLanczos(image: RawImage, width: number, height: number): Promise<RawImage> {
-  const { data, info } = await sharp(image.data, {
-    raw: { width: image.width, height: image.height, channels: image.channels },
-  })
-    .resize(width, height, { kernel: "lanczos3", fit: "fill" })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, channels: image.channels };
-}
-
-/** RGB only: lanczos3 to the target when the model's scale overshoots it, then the light detail sharpen. */
-async function sharpenTo(image: RawImage, width: number, height: number): Promise<Buffer> {
-  let img = sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
-  if (image.channels === 4) img = img.removeAlpha();
-  if (image.width !== width || image.height !== height)
-    img = img.resize(width, height, { kernel: "lanczos3", fit: "fill" });
-  // sharp's sharpen works on lightness with a flat/jagged split (m1 = 1 in flat areas, m2 = 2 on edges): detail-aware.
-  return img.sharpen({ sigma: DETAIL_SHARPEN_SIGMA }).raw().toBuffer();
 }

@@ -1,5 +1,6 @@
 // The enhancement engine interface: the neural engine (ONNX Runtime workers), with sharp as the fallback.
 import type { EnhanceMode } from "../catalog/enhance-modes";
+import type { OutputEncoding } from "../catalog/output-formats";
 
 /** Decoded pixels, orientation already applied. */
 export type RawImage = {
@@ -22,6 +23,8 @@ export type EnhanceJob = {
   signal: AbortSignal;
   /** Collects where the time goes, for the bench's profile. */
   profile?: Profile;
+  /** The format the caller stores: an engine that can encode off the main thread returns `encoded` in it. */
+  output?: OutputEncoding;
   /** Hears the network's progress: tiles done of all tiles. */
   onProgress?: (progress: { fraction: number | null; stage: string }) => void;
 };
@@ -43,8 +46,11 @@ export async function timed<T>(profile: Profile | undefined, stage: string, fn: 
   }
 }
 
-/** The result plus the label of what actually produced it (the response's `engine`). */
-export type EnhanceOutput = RawImage & { engine: string };
+/**
+ * The result plus the label of what actually produced it (the response's `engine`), and the result already
+ * encoded in the job's `output` format when the engine did that itself (the neural engine, on its workers).
+ */
+export type EnhanceOutput = RawImage & { engine: string; encoded?: Buffer };
 
 export interface EnhanceEngine {
   readonly id: string;

@@ -34,22 +34,28 @@ export class Quota {
   ) {}
 
   /**
-   * Takes `units` units (one per image) from every charge, or none: the first charge that cannot give them all
-   * refunds everything taken and is thrown as 429, so a caller with fewer left than it asked for uses nothing.
+   * Takes `units` units (one per image) from every charge, or none: each charge gives them all in one atomic take
+   * (so a request for several units never holds part of them while another request is refused), and the first
+   * charge that cannot is thrown as 429 after everything taken is refunded.
    */
   take(units = 1): Promise<Usage> {
     return withSpan("darkroom.quota_take", { "darkroom.bucket": this.charges[0]?.bucket.name ?? "" }, async () => {
-      for (let unit = 0; unit < units; unit++) {
-        for (const charge of this.charges) {
-          const take = await this.store.take(charge.bucket, charge.identity);
-          if (charge === this.charges[0]) this.current = take;
-          if (!take.ok) {
-            await this.refund();
-            throw charge.refusal(take);
-          }
-          this.taken.push({ charge, take });
+      const takes: { charge: Charge; take: Take }[] = [];
+      // One entry per unit and charge, unit by unit, so giveBack and jobs can return single images' units.
+      const hold = () => {
+        for (let unit = 0; unit < units; unit++) this.taken.push(...takes);
+      };
+      for (const charge of this.charges) {
+        const take = await this.store.take(charge.bucket, charge.identity, undefined, units);
+        if (charge === this.charges[0]) this.current = take;
+        if (!take.ok) {
+          hold();
+          await this.refund();
+          throw charge.refusal(take);
         }
+        takes.push({ charge, take });
       }
+      hold();
       return this.usage();
     });
   }

@@ -18,7 +18,7 @@ export type Usage = {
 };
 
 export type Take = Usage & {
-  /** True when a unit was taken. */
+  /** True when the units were taken. */
   ok: boolean;
   /** Start (ms) of the window the unit was taken in; a refund goes back to that window. */
   windowStart: number;
@@ -33,8 +33,11 @@ export type HeldUnit = {
 
 /** The atomic counters quotas are kept in (one backend per kind implements it). */
 export interface QuotaCounters {
-  /** Atomically take one unit from `bucket` for `id`, unless it is used up. */
-  take(bucket: Bucket, id: string, now?: number): Promise<Take>;
+  /**
+   * Atomically take `units` units (default 1) from `bucket` for `id`, all or none: refused, and nothing taken, when
+   * fewer are left.
+   */
+  take(bucket: Bucket, id: string, now?: number, units?: number): Promise<Take>;
   /** Give back a unit taken in the window starting at `windowStart`. */
   refund(bucket: Bucket, id: string, windowStart: number): Promise<void>;
   /** Read usage without taking anything. */

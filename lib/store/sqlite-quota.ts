@@ -1,5 +1,6 @@
 // Quota counters on the embedded SQLite file (better-sqlite3). Every quota change is one atomic statement (an upsert with
-// RETURNING), so counts stay exact across parallel requests and across processes sharing the file.
+// RETURNING), so counts stay exact across parallel requests and across processes sharing the file; a take of several
+// units is one statement too.
 //
 // better-sqlite3 is synchronous: a statement that waits for a lock waits on the event loop. So SQLite's own busy
 // wait is off, and a lock held elsewhere (another server instance, the keys CLI) is waited for with timers in
@@ -43,10 +44,14 @@ function prepareStatements(db: Database.Database) {
     selectUsed: db.prepare<[string, string, number], { used: number }>(
       "SELECT used FROM usage WHERE bucket = ? AND identity = ? AND window_start = ?",
     ),
-    // One statement is atomic on its own: it takes the unit and returns the new count, or nothing when full.
-    incrementUsed: db.prepare<[string, string, number, number], { used: number }>(
-      `INSERT INTO usage (bucket, identity, window_start, used) VALUES (?, ?, ?, 1)
-       ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + 1 WHERE used < ?
+    // One statement is atomic on its own: it takes the units and returns the new count, or nothing when too few are
+    // left. The caller never asks for more than the limit, so a first take cannot start above it.
+    incrementUsed: db.prepare<
+      { bucket: string; id: string; start: number; units: number; limit: number },
+      { used: number }
+    >(
+      `INSERT INTO usage (bucket, identity, window_start, used) VALUES (@bucket, @id, @start, @units)
+       ON CONFLICT (bucket, identity, window_start) DO UPDATE SET used = used + @units WHERE used + @units <= @limit
        RETURNING used`,
     ),
     decrementUsed: db.prepare<[string, string, number]>(
@@ -107,12 +112,14 @@ export function openSqliteQuota(conn: SqliteConnection, opts: SqliteQuotaOptions
   };
 
   return {
-    async take(bucket, id, now = Date.now()): Promise<Take> {
+    async take(bucket, id, now = Date.now(), units = 1): Promise<Take> {
       const start = windowStartOf(bucket, now);
       // Two calls, not one attempt: retrying the read must never repeat the increment.
       const taken =
-        bucket.limit > 0
-          ? await run("take", (s) => s.incrementUsed.get(bucket.name, id, start, bucket.limit))
+        units >= 1 && units <= bucket.limit
+          ? await run("take", (s) =>
+              s.incrementUsed.get({ bucket: bucket.name, id, start, units, limit: bucket.limit }),
+            )
           : undefined;
       const used = taken?.used ?? (await run("take", (s) => s.selectUsed.get(bucket.name, id, start)))?.used ?? 0;
       startPrune(now);

@@ -6,18 +6,19 @@
 // `allow-key-locking` (Upstash) lets scripts that touch different keys run in parallel; every key is in KEYS.
 
 /**
- * KEYS: the window's counter, the call's marker. ARGV: limit, counter lifetime (ms), marker lifetime (ms).
- * Returns the count after taking a unit, or minus the count when the window is used up (so 0 or less = refused).
- * The counter only counts units taken: a refused call leaves it alone.
+ * KEYS: the window's counter, the call's marker. ARGV: limit, counter lifetime (ms), marker lifetime (ms), units.
+ * Takes all the units or none. Returns the count after taking them, or minus the count when fewer are left (so 0 or
+ * less = refused). The counter only counts units taken: a refused call leaves it alone.
  */
 export const TAKE = `#!lua flags=allow-key-locking
 local done = redis.call("GET", KEYS[2])
 if done then return tonumber(done) end
 local used = tonumber(redis.call("GET", KEYS[1]) or "0")
+local units = tonumber(ARGV[4] or "1")
 local answer = 0 - used
-if used < tonumber(ARGV[1]) then
-  answer = redis.call("INCR", KEYS[1])
-  if answer == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
+if units >= 1 and used + units <= tonumber(ARGV[1]) then
+  answer = redis.call("INCRBY", KEYS[1], units)
+  if answer == units then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
 end
 redis.call("SET", KEYS[2], answer, "PX", ARGV[3])
 return answer

@@ -75,12 +75,12 @@ export function openUpstashQuota(redis: RedisClient): QuotaCounters {
   };
 
   return {
-    async take(bucket, id, now = Date.now()): Promise<Take> {
+    async take(bucket, id, now = Date.now(), units = 1): Promise<Take> {
       const windowStart = windowStartOf(bucket, now);
       const answer = await call("take", () =>
         scripts.take.exec(
           [counterKey(bucket, id, windowStart), markerKey()],
-          [String(bucket.limit), String(bucket.windowMs), String(MARKER_TTL_MS)],
+          [String(bucket.limit), String(bucket.windowMs), String(MARKER_TTL_MS), String(units)],
         ),
       );
       const ok = answer > 0;

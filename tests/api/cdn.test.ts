@@ -5,7 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type App, startApp } from "../helpers/app";
+import { type App, appRssBytes, startApp } from "../helpers/app";
 import { BROWSER, call, generate } from "../helpers/http";
 
 let app: App;
@@ -30,22 +30,6 @@ function storeFile(write: (fd: number) => void): string {
     fs.closeSync(fd);
   }
   return id;
-}
-
-/** Resident memory of every process started for this app (npm, tsx, the server), found by its DATA_DIR. */
-function appRssBytes(dataDir: string): number {
-  const marker = `DATA_DIR=${dataDir}\0`;
-  let total = 0;
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!fs.readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker)) continue;
-      const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "latin1"))?.[1];
-      total += Number(kb ?? 0) * 1024;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -123,6 +123,52 @@ describe("every model through each route kind", () => {
   });
 });
 
+describe("several images per request", () => {
+  it("n=4 on A1111 is one txt2img call with batch_size 4; each image has its own record and seed", async () => {
+    const calls = txt2imgCalls();
+    const res = await generate(
+      app.url,
+      { prompt: "four lighthouses", model: "beta-3", n: 4, seed: 800 },
+      { headers: { Authorization: `Bearer ${proKey}` } },
+    );
+    assert.equal(res.status, 200, res.text);
+    assert.equal(txt2imgCalls(), calls + 1);
+    const body = a1111.requests.filter((r) => r.path === "/sdapi/v1/txt2img").at(-1)?.body as Record<string, unknown>;
+    assert.deepEqual([body.batch_size, body.seed], [4, 800]);
+    const images = res.json.images as { id: string; url: string; seed: number }[];
+    assert.deepEqual(
+      images.map((i) => i.seed),
+      [800, 801, 802, 803],
+    );
+    assert.equal(new Set(images.map((i) => i.id)).size, 4, "one library record per image");
+    for (const image of images) {
+      const stored = await call(app.url, new URL(image.url).pathname);
+      assert.equal(stored.status, 200);
+    }
+  });
+
+  it("n=4 on a pool of two ComfyUI servers is one prompt of two images on each", async () => {
+    const before = [comfyA.prompts.length, comfyB.prompts.length];
+    const res = await generate(
+      app.url,
+      { prompt: "four harbours", model: "gamma-xl-1024-v1-0", n: 4, seed: 900 },
+      { headers: { Authorization: `Bearer ${proKey}` } },
+    );
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual([comfyA.prompts.length - before[0], comfyB.prompts.length - before[1]], [1, 1]);
+    const seeds = [comfyA, comfyB].flatMap((f) =>
+      Object.values(f.prompts.at(-1)?.prompt ?? {})
+        .filter((n) => n.class_type === "KSampler")
+        .map((n) => n.inputs.seed as number),
+    );
+    assert.deepEqual(seeds.sort(), [900, 901, 902, 903]);
+    assert.deepEqual(
+      (res.json.images as { seed: number }[]).map((i) => i.seed),
+      [900, 901, 902, 903],
+    );
+  });
+});
+
 describe("status", () => {
   it("lists each pool's servers and health, and no URL, to Free and Pro callers", async () => {
     const free = await call(app.url, "/api/status", { headers: BROWSER, from: nextIp() });

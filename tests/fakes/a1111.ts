@@ -147,12 +147,17 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
       if (!cache.has(sizeKey)) cache.set(sizeKey, imageOf(width, height));
       const png = await (cache.get(sizeKey) as Promise<Buffer>);
       const seed = Number(body.seed) === -1 ? 1234567 : Number(body.seed);
+      // A batch: batch_size images, image i from seed + i (processing.py's all_seeds), no grid for the API.
+      const batch = Number(body.batch_size ?? 1);
+      const seeds = Array.from({ length: batch }, (_, i) => seed + i);
       const info = {
         prompt: body.prompt,
-        all_prompts: [body.prompt],
+        all_prompts: seeds.map(() => body.prompt),
         negative_prompt: body.negative_prompt,
         seed,
-        all_seeds: [seed],
+        all_seeds: seeds,
+        batch_size: batch,
+        index_of_first_image: 0,
         subseed: 42,
         width,
         height,
@@ -163,7 +168,7 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
       };
       return {
         status: 200,
-        json: { images: [png.toString("base64")], parameters: body, info: JSON.stringify(info) },
+        json: { images: seeds.map(() => png.toString("base64")), parameters: body, info: JSON.stringify(info) },
       };
     } finally {
       Object.assign(state, { job: "", job_count: 0, sampling_step: 0, sampling_steps: 0 });
@@ -202,6 +207,9 @@ function checkBody(f: Fake, body: Record<string, unknown>) {
   const checkpoint = objectOf(body.override_settings).sd_model_checkpoint;
   expect(f, A1111_CHECKPOINTS.includes(String(checkpoint)), `txt2img: unknown checkpoint ${String(checkpoint)}`);
   expect(f, body.send_images !== false, "txt2img: send_images is false, so no image would come back");
+  const batch = body.batch_size ?? 1;
+  expect(f, int(batch) && (batch as number) >= 1 && (batch as number) <= 8, `txt2img: batch_size ${String(batch)}`);
+  expect(f, (body.n_iter ?? 1) === 1, `txt2img: n_iter ${String(body.n_iter)}`);
 }
 
 /** StableDiffusionProcessingImg2Img's extra fields: init_images (base64), denoising_strength, and for inpainting a mask. */

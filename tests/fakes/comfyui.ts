@@ -13,7 +13,8 @@ import sharp from "sharp";
 import { WebSocket, WebSocketServer } from "ws";
 import { imageOf } from "./fake-server";
 
-export type ComfyMode = "ok" | "error" | "reject" | "http-error" | "drop-ws";
+/** `flood`: a hostile server that, on POST /prompt, floods the client's socket with JSON frames before answering. */
+export type ComfyMode = "ok" | "error" | "reject" | "http-error" | "drop-ws" | "flood";
 
 export type ComfyRecorded = {
   method: string;
@@ -57,6 +58,15 @@ export type ComfyFake = {
   previews: false | "JPEG" | "PNG";
   /** Preview frames sent: the binary event type used and the step each one shows. */
   previewsSent: { event: 1 | 4; step: number }[];
+  /** In `flood` mode: the padding in each frame (binary preview frames when `binary`), how long it may last, what it did. */
+  flood: {
+    frameBytes: number;
+    binary?: boolean;
+    maxMs: number;
+    framesSent: number;
+    bytesSent: number;
+    lastedMs: number;
+  };
   /** How many prompts are running or waiting now. */
   busy: () => number;
   reset: () => void;
@@ -93,6 +103,8 @@ export async function startComfyFake(
   let running: QueueItem | undefined;
   let interruptFlag = false;
   let number = 0;
+  // folder_paths' counter: every saved file gets the next one.
+  let saved = 0;
   let wakeWorker: () => void = () => undefined;
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -113,6 +125,7 @@ export async function startComfyFake(
     stepsSent: 0,
     previews: false,
     previewsSent: [],
+    flood: { frameBytes: 512 * 1024, maxMs: 5_000, framesSent: 0, bytesSent: 0, lastedMs: 0 },
     busy: () => pending.length + (running ? 1 : 0),
     reset: () => {
       fake.mode = "ok";
@@ -127,6 +140,7 @@ export async function startComfyFake(
       fake.stepsSent = 0;
       fake.previews = false;
       fake.previewsSent = [];
+      fake.flood = { frameBytes: 512 * 1024, maxMs: 5_000, framesSent: 0, bytesSent: 0, lastedMs: 0 };
       wakeWorker();
     },
     close: async () => {
@@ -265,7 +279,7 @@ export async function startComfyFake(
     });
   });
 
-  function postPrompt(body: unknown, json: (status: number, value: unknown) => void) {
+  async function postPrompt(body: unknown, json: (status: number, value: unknown) => void) {
     const data = (body ?? {}) as { prompt?: unknown; client_id?: unknown };
     if (fake.mode === "http-error") return json(500, { error: "simulated server error" });
     if (typeof data.prompt !== "object" || data.prompt === null) {
@@ -310,6 +324,10 @@ export async function startComfyFake(
     }
     const id = randomUUID();
     const clientId = typeof data.client_id === "string" ? data.client_id : undefined;
+    if (fake.mode === "flood" && clientId) {
+      await flood(clientId);
+      return json(200, { prompt_id: id, number: number++, node_errors: {} });
+    }
     if (clientId === undefined) fake.violations.push("POST /prompt without client_id");
     fake.prompts.push({ id, prompt, clientId });
     pending.push([number++, id, prompt, clientId ? { client_id: clientId } : {}, outputs]);
@@ -457,7 +475,7 @@ export async function startComfyFake(
         const type = node.class_type === "SaveImage" ? "output" : "temp";
         const prefix = String(node.inputs.filename_prefix ?? "ComfyUI");
         const subfolder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
-        const filename = `${prefix.slice(prefix.lastIndexOf("/") + 1)}_${String(number).padStart(5, "0")}_.png`;
+        const filename = `${prefix.slice(prefix.lastIndexOf("/") + 1)}_${String(++saved).padStart(5, "0")}_.png`;
         files.set(`${type}/${subfolder}/${filename}`, await pngOf(width, height));
         const output = { images: [{ filename, subfolder, type }] };
         outputs[id] = output;
@@ -475,6 +493,33 @@ export async function startComfyFake(
     running = undefined;
     queueUpdated();
     send(sid, "executing", { node: null, prompt_id: promptId });
+  }
+
+  /**
+   * Sends the same large frame to the client's socket, a few in flight at a time, until the client closes it or
+   * `maxMs` passes: what the audit's hostile server did (+752 MB in the client in 5 s).
+   */
+  async function flood(sid: string) {
+    const ws = sockets.get(sid);
+    const frame = fake.flood.binary
+      ? Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 1]), Buffer.alloc(fake.flood.frameBytes, 0xff)])
+      : JSON.stringify({
+          type: "progress",
+          data: { value: 1, max: 30, node: "3", prompt_id: randomUUID(), padding: "x".repeat(fake.flood.frameBytes) },
+        });
+    const started = Date.now();
+    let inFlight = 0;
+    while (ws?.readyState === WebSocket.OPEN && Date.now() - started < fake.flood.maxMs) {
+      if (inFlight >= 8) {
+        await new Promise((r) => setTimeout(r, 1));
+        continue;
+      }
+      inFlight++;
+      fake.flood.framesSent++;
+      fake.flood.bytesSent += frame.length;
+      ws.send(frame, () => inFlight--);
+    }
+    fake.flood.lastedMs = Date.now() - started;
   }
 
   /** The progress hook's preview: latent-sized (1/8 of the image), its grey level the step's share of the run. */

@@ -30,7 +30,10 @@ export function startOpenAiFake(): Promise<Fake> {
     const body = objectOf(req.body);
     const gptImage = typeof body.model === "string" && body.model.startsWith("gpt-image-");
     expect(f, typeof body.prompt === "string" && body.prompt.length > 0, "openai: prompt missing");
-    expect(f, body.n === 1, "openai: n should be 1");
+    // images.ts: n is 1 to 10 (dall-e-3 takes only 1).
+    const n = Number(body.n ?? 1);
+    expect(f, Number.isInteger(n) && n >= 1 && n <= 10, `openai: n ${String(body.n)}`);
+    expect(f, body.model !== "dall-e-3" || n === 1, "openai: dall-e-3 takes only n=1");
     if (gptImage) {
       expect(
         f,
@@ -92,7 +95,7 @@ export function startOpenAiFake(): Promise<Fake> {
       status: 200,
       json: {
         created: Math.floor(Date.now() / 1000),
-        data: [{ b64_json: bytes.toString("base64") }],
+        data: Array.from({ length: n }, () => ({ b64_json: bytes.toString("base64") })),
         background: "opaque",
         output_format: "png",
         quality: "high",
@@ -130,13 +133,16 @@ async function edits(f: Fake, req: Recorded, form: MultipartBody | null) {
       "openai edits: mask and image sizes differ",
     );
   }
+  const n = Number(form.fields.n?.[0] ?? 1);
+  expect(f, Number.isInteger(n) && n >= 1 && n <= 10, `openai edits: n ${String(form.fields.n?.[0])}`);
   if (f.mode === "error") return { status: 500, json: { error: { message: "server error", type: "server_error" } } };
   const [w, h] = size.split("x").map(Number);
+  const png = (await imageOf(w, h, "png")).toString("base64");
   return {
     status: 200,
     json: {
       created: Math.floor(Date.now() / 1000),
-      data: [{ b64_json: (await imageOf(w, h, "png")).toString("base64") }],
+      data: Array.from({ length: n }, () => ({ b64_json: png })),
     },
   };
 }

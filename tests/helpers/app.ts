@@ -117,6 +117,22 @@ export async function startApp(
   };
 }
 
+/** Resident memory of every process started for this app (npm, tsx, the server), found by its DATA_DIR. */
+export function appRssBytes(dataDir: string): number {
+  const marker = `DATA_DIR=${dataDir}\0`;
+  let total = 0;
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker)) continue;
+      const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "latin1"))?.[1];
+      total += Number(kb ?? 0) * 1024;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
+
 /**
  * Runs an npm script (e.g. keys) against an app's DATA_DIR and store. Asynchronous on purpose: the store may be
  * served from this very process (the Upstash bridge), which a blocking spawn would deadlock.

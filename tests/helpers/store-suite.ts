@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { KeyRecord } from "@/lib/auth/types";
+import { Quota } from "@/lib/quota/ledger";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import { ApiError } from "@/lib/schemas/api-error";
 import type { Backend } from "@/lib/store/backend";
 
 const DAY_MS = 86_400_000;
@@ -52,6 +54,69 @@ export function runStoreSuite(name: string, open: () => Promise<Backend>, opts: 
         assert.equal(t.ok, false);
         assert.equal(t.used, 3);
         assert.equal(t.remaining, 0);
+      }
+    });
+
+    it("takes several units at once, or none", async () => {
+      const b = bucket("several", 5);
+      const id = ident("several");
+      const four = await store.quota.take(b, id, undefined, 4);
+      assert.deepEqual([four.ok, four.used, four.remaining], [true, 4, 1]);
+      const two = await store.quota.take(b, id, undefined, 2);
+      assert.deepEqual([two.ok, two.used, two.remaining], [false, 4, 1], "refused whole: nothing taken");
+      assert.equal((await store.quota.peek(b, id)).used, 4);
+      assert.equal((await store.quota.take(b, id, undefined, 1)).ok, true);
+      const more = await store.quota.take(bucket("several-over", 3), id, undefined, 4);
+      assert.deepEqual([more.ok, more.used], [false, 0], "more than the limit is never granted, even to a new window");
+      assert.equal((await store.quota.peek(bucket("several-over", 3), id)).used, 0);
+    });
+
+    it("parallel takes of 4 and 1 near the limit never over-grant, and refuse only what did not fit", async () => {
+      for (let round = 0; round < 8; round++) {
+        const b = bucket(`race-${round}`, 6);
+        const id = ident(`race-${round}`);
+        await store.quota.take(b, id, undefined, 2);
+        // 4 left: the 4s and the 1s race for them.
+        const asks = [4, 1, 4, 1, 4];
+        const takes = await Promise.all(asks.map((n) => store.quota.take(b, id, undefined, n)));
+        const granted = asks.reduce((sum, n, i) => sum + (takes[i].ok ? n : 0), 0);
+        const left = (await store.quota.peek(b, id)).remaining;
+        assert.equal(granted + left, 4, `round ${round}: granted ${granted}, ${left} left`);
+        asks.forEach((n, i) => {
+          if (!takes[i].ok) assert.ok(n > left, `round ${round}: a take of ${n} was refused with ${left} left`);
+        });
+      }
+    });
+
+    it("the request ledger takes n units atomically: parallel requests of 4 and 1 get all they fit", async () => {
+      for (let round = 0; round < 8; round++) {
+        const b = bucket(`ledger-${round}`, 8);
+        const id = ident(`ledger-${round}`);
+        await store.quota.take(b, id, undefined, 4);
+        const refusal = () => new ApiError("rate_limited", "used up");
+        const asks = [4, 4, 1, 4, 1];
+        const quotas = asks.map(() => new Quota(store.quota, [{ bucket: b, identity: id, refusal }], () => false));
+        const outcomes = await Promise.all(
+          quotas.map((q, i) =>
+            q.take(asks[i]).then(
+              () => true,
+              () => false,
+            ),
+          ),
+        );
+        const granted = asks.reduce((sum, n, i) => sum + (outcomes[i] ? n : 0), 0);
+        const left = (await store.quota.peek(b, id)).remaining;
+        assert.equal(granted + left, 4, `round ${round}: granted ${granted}, ${left} left, never more than there was`);
+        asks.forEach((n, i) => {
+          if (!outcomes[i]) assert.ok(n > left, `round ${round}: a request for ${n} was refused with ${left} left`);
+        });
+        // Each unit is held on its own, so a failed image gives back exactly one.
+        const winner = quotas.find((_, i) => outcomes[i] && asks[i] === 4);
+        if (winner) {
+          assert.equal(winner.heldUnits().length, 4);
+          await winner.giveBack(1);
+          assert.equal((await store.quota.peek(b, id)).remaining, left + 1);
+        }
       }
     });
 

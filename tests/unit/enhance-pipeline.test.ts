@@ -46,7 +46,7 @@ describe("sharp engine", () => {
       scale: 2,
       signal: new AbortController().signal,
     });
-    const meta = await sharp(out.png).metadata();
+    const meta = await sharp(out.bytes).metadata();
     assert.deepEqual([meta.width, meta.height, meta.hasAlpha], [40, 20, true]);
   });
 });

@@ -209,6 +209,31 @@ describe("pools", () => {
     assert.equal(good.prompts.length, 1);
   });
 
+  for (const [what, frameBytes, binary] of [
+    ["large", 512 * 1024, false],
+    ["small", 64, false],
+    ["binary", 256 * 1024, true],
+  ] as const) {
+    it(`drops the socket of a server that floods it with ${what} frames before POST /prompt answers, and fails over`, async () => {
+      const [flooder, good] = [await comfy(), await comfy()];
+      flooder.mode = "flood";
+      flooder.flood.frameBytes = frameBytes;
+      flooder.flood.binary = binary;
+      const started = Date.now();
+      const image = await engineOf("gamma-xl-1024-v1-0", {
+        COMFYUI_URLS: `${flooder.url},${good.url}`,
+        MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl,preview",
+      }).generate(jobFor("gamma-xl-1024-v1-0", "1:1"));
+      assert.equal(image.engine, "comfyui:sdxl");
+      assert.equal(good.prompts.length, 1, "the next server made the image");
+      assert.ok(paths(flooder).includes("POST /api/prompt"), "the flooder was tried first");
+      // The cap is 256 frames or 1 MiB; a few more are in flight when the socket goes.
+      assert.ok(flooder.flood.framesSent < 300, `${flooder.flood.framesSent} frames sent before the socket closed`);
+      assert.ok(flooder.flood.lastedMs < 2_000, `the flood lasted ${flooder.flood.lastedMs} ms`);
+      assert.ok(Date.now() - started < 4_000, "no wait for the flooder's POST /prompt");
+    });
+  }
+
   it("takes a server that refuses connections out at once, for 30 s, and serves from the rest", async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const live = await comfy();
@@ -268,6 +293,92 @@ describe("pools", () => {
   });
 });
 
+describe("several images in one call", () => {
+  const samplersOf = (fake: ComfyFake, index = -1) =>
+    Object.entries(fake.prompts.at(index)?.prompt ?? {}).filter(([, n]) => n.class_type === "KSampler");
+
+  it("ComfyUI: one prompt makes 4 images, one sampler branch each with its own seed, sharing the rest", async () => {
+    const fake = await comfy();
+    const engine = engineOf("gamma-xl-1024-v1-0", { COMFYUI_URLS: fake.url });
+    const image = await engine.generate(jobFor("gamma-xl-1024-v1-0", "1:1", { seed: 500, count: 4 }));
+    assert.equal(fake.prompts.length, 1, "one POST /prompt");
+    assert.deepEqual(
+      samplersOf(fake).map(([, n]) => n.inputs.seed),
+      [500, 501, 502, 503],
+    );
+    const classes = Object.values(fake.prompts[0].prompt).map((n) => n.class_type);
+    for (const shared of ["CheckpointLoaderSimple", "EmptyLatentImage"]) {
+      assert.equal(classes.filter((c) => c === shared).length, 1, `${shared} is not repeated`);
+    }
+    assert.equal(classes.filter((c) => c === "SaveImage").length, 4);
+    assert.deepEqual([image.seed, ...(image.more ?? []).map((m) => m.seed)], [500, 501, 502, 503]);
+    for (const m of [image, ...(image.more ?? [])]) {
+      const meta = await sharp(m.png).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height, m.engine], ["png", 1024, 1024, "comfyui:sdxl"]);
+    }
+    assert.equal(paths(fake).filter((p) => p === "GET /api/view").length, 4);
+    assert.deepEqual(fake.violations, []);
+  });
+
+  it("ComfyUI: a pool of two servers gets one prompt of 2 images each", async () => {
+    const [one, two] = [await comfy(), await comfy()];
+    const engine = engineOf("alpha-schnell", { COMFYUI_URLS: `${one.url},${two.url}` });
+    const image = await engine.generate(jobFor("alpha-schnell", "1:1", { seed: 70, count: 4 }));
+    assert.deepEqual([one.prompts.length, two.prompts.length], [1, 1]);
+    const seeds = [one, two].map((f) => samplersOf(f).map(([, n]) => n.inputs.seed as number));
+    assert.deepEqual(seeds.flat().sort(), [70, 71, 72, 73]);
+    assert.ok(seeds.every((s) => s.length === 2));
+    assert.deepEqual([image.seed, ...(image.more ?? []).map((m) => m.seed)], [70, 71, 72, 73]);
+  });
+
+  it("A1111: n=4 is one txt2img call with batch_size 4, each image with its seed from info.all_seeds", async () => {
+    const fake = await a1111();
+    const engine = engineOf("beta-3", {
+      A1111_URLS: fake.url,
+      A1111_AUTH,
+      MODEL_BETA_3: "a1111:sd_xl_base_1.0.safetensors",
+    });
+    const image = await engine.generate(jobFor("beta-3", "16:9", { seed: 9000, count: 4 }));
+    const calls = fake.requests.filter((r) => r.path === "/sdapi/v1/txt2img");
+    assert.equal(calls.length, 1);
+    const body = calls[0].body as Record<string, unknown>;
+    assert.deepEqual([body.batch_size, body.n_iter, body.seed], [4, 1, 9000]);
+    assert.deepEqual([image.seed, ...(image.more ?? []).map((m) => m.seed)], [9000, 9001, 9002, 9003]);
+    assert.equal(image.more?.length, 3);
+    assert.deepEqual(fake.violations, []);
+  });
+
+  it("A1111: a pool of two servers gets one call of batch_size 2 each, seeds following on", async () => {
+    const [one, two] = [await a1111(), await a1111()];
+    for (const f of [one, two]) f.stepDelayMs = 5;
+    const engine = engineOf("beta-3", {
+      A1111_URLS: `${one.url},${two.url}`,
+      A1111_AUTH,
+      MODEL_BETA_3: "a1111:sd_xl_base_1.0.safetensors",
+    });
+    const image = await engine.generate(jobFor("beta-3", "1:1", { seed: 10, count: 4 }));
+    const bodies = [one, two].map(
+      (f) => f.requests.filter((r) => r.path === "/sdapi/v1/txt2img").map((r) => r.body) as Record<string, unknown>[],
+    );
+    assert.deepEqual(bodies.map((b) => b.map((x) => [x.batch_size, x.seed])).sort(), [[[2, 10]], [[2, 12]]]);
+    assert.deepEqual([image.seed, ...(image.more ?? []).map((m) => m.seed)], [10, 11, 12, 13]);
+  });
+
+  it("a route that does not batch makes one image, and says so", async () => {
+    const engine = engineOf("beta-3", {});
+    const job = jobFor("beta-3", "1:1", { seed: 3, count: 4 });
+    assert.equal(engine.batchSize?.(job) ?? 1, 1);
+    const image = await engine.generate(job);
+    assert.equal(engine.id, "preview");
+    assert.equal(image.more, undefined);
+    const gpu = engineOf("beta-3", {
+      A1111_URLS: "http://127.0.0.1:9",
+      MODEL_BETA_3: "a1111:sd_xl_base_1.0.safetensors",
+    });
+    assert.equal(gpu.batchSize?.(job), 4);
+  });
+});
+
 describe("pool rules (a clock of our own)", () => {
   const setUp = () => {
     let now = 1_000_000;
@@ -276,6 +387,48 @@ describe("pool rules (a clock of our own)", () => {
     const fail = () => Promise.reject(new LocalServerError("http", "HTTP 500", { status: 500 }));
     return { pool, ctx, fail, advance: (ms: number) => (now += ms) };
   };
+
+  it("spreads a request's images over the servers in service, in parts differing by at most one", async () => {
+    const pool = new ServerPool("a1111", ["http://gpu-a", "http://gpu-b", "http://gpu-c"]);
+    const ctx = { requestId: "req_spread", signal: new AbortController().signal, cancelled: () => false };
+    const parts: [number, number, number][] = [];
+    const attempt = async (server: { index: number }, offset: number, size: number) => {
+      parts.push([server.index, offset, size]);
+      await new Promise((r) => setTimeout(r, 5));
+      return Array.from({ length: size }, (_, i) => offset + i);
+    };
+    assert.deepEqual(await pool.runSpread(ctx, 4, attempt), [0, 1, 2, 3]);
+    assert.deepEqual(
+      parts.sort((a, b) => a[1] - b[1]),
+      [
+        [1, 0, 2],
+        [2, 2, 1],
+        [3, 3, 1],
+      ],
+      "4 images on 3 servers: 2, 1 and 1, each part on its own server",
+    );
+    parts.length = 0;
+    pool.servers[2].outUntil = Date.now() + EJECT_MS;
+    assert.deepEqual(await pool.runSpread(ctx, 4, attempt), [0, 1, 2, 3]);
+    assert.deepEqual(parts.map((p) => p[2]).sort(), [2, 2], "a server out of the pool gets no part");
+    parts.length = 0;
+    assert.deepEqual(await pool.runSpread(ctx, 1, attempt), [0]);
+    assert.equal(parts.length, 1);
+  });
+
+  it("keeps the images of the parts that succeeded when another part fails everywhere", async () => {
+    const pool = new ServerPool("a1111", ["http://gpu-a", "http://gpu-b"]);
+    const ctx = { requestId: "req_spread", signal: new AbortController().signal, cancelled: () => false };
+    const made = await pool.runSpread(ctx, 4, async (_server, offset, size) => {
+      if (offset === 0) throw new LocalServerError("http", "HTTP 500", { status: 500 });
+      return Array.from({ length: size }, (_, i) => offset + i);
+    });
+    assert.deepEqual(made, [2, 3]);
+    await assert.rejects(
+      pool.runSpread(ctx, 2, () => Promise.reject(new LocalServerError("http", "HTTP 500", { status: 500 }))),
+      LocalServerError,
+    );
+  });
 
   it("after 30 s out, a server is tried again; one more failure takes it out again, a success brings it back", async () => {
     const { pool, ctx, fail, advance } = setUp();

@@ -5,14 +5,17 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
+import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { blendOver } from "@/lib/enhance/blend";
+import { resizeLanczos, sharpenTo } from "@/lib/enhance/finish";
 import { encodeModel, TensorDataType, toFloatTensor } from "@/lib/enhance/neural/onnx-proto";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
-import { planTiles } from "@/lib/enhance/neural/tiles";
+import { chooseTileSize, planTiles } from "@/lib/enhance/neural/tiles";
 import { createUpscaler, type Upscaler } from "@/lib/enhance/neural/upscale";
 import { createNeuralEngine, planNetworkInput } from "@/lib/enhance/neural-engine";
-import { targetSize } from "@/lib/enhance/pipeline";
-import type { EnhanceEngine, RawImage } from "@/lib/enhance/types";
+import { enhanceRaw, targetSize } from "@/lib/enhance/pipeline";
+import type { EnhanceEngine, Profile, RawImage } from "@/lib/enhance/types";
+import { ENHANCE_PNG_OPTIONS, encodeOutput } from "@/lib/images/encode";
 import { loadTestPhoto, measureDiff } from "../fixtures/photos";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -99,6 +102,33 @@ describe("neural engine", () => {
       }
       assert.ok(seen.every((v) => v === 1));
     }
+  });
+
+  it("cuts at least one tile per worker and, where it can, a multiple of the workers, each within the size", () => {
+    assert.equal(chooseTileSize(1), 256);
+    for (const workers of [1, 2, 3, 4])
+      for (const [w, h] of [
+        [600, 600],
+        [512, 512],
+        [256, 256],
+        [1000, 333],
+        [3, 1],
+      ]) {
+        const tiles = planTiles(w, h, 256, 10, workers);
+        const label = `${w}×${h} on ${workers} workers: ${tiles.length} tiles`;
+        assert.ok(
+          tiles.every((t) => t.w <= 256 && t.h <= 256 && t.w > 0 && t.h > 0),
+          label,
+        );
+        if (w * h >= workers) assert.equal(tiles.length % workers, 0, label);
+        assert.equal(
+          tiles.reduce((a, t) => a + t.w * t.h, 0),
+          w * h,
+          label,
+        );
+      }
+    // 600² on 2 workers is 12 tiles (6 each), not 9 (5 and 4).
+    assert.equal(planTiles(600, 600, 256, 10, 2).length, 12);
   });
 
   for (const pkg of ["esrgan-slim", "esrgan-medium"] as const) {
@@ -219,24 +249,74 @@ describe("neural engine", () => {
     assert.deepEqual([out.width, out.height, out.engine, seen], [60, 40, "onnx:nearest-x4.onnx", ["15x10"]]);
   });
 
-  it("blends on the workers exactly as blendOver does", async () => {
-    // Over a million pixels, so the blend is split into several worker jobs.
-    const [w, h] = [1100, 1000];
+  it("finishes on a worker exactly as sharpen, lanczos3 and blendOver do on the main thread", async () => {
+    const [w, h] = [300, 250];
     const rgb = await loadTestPhoto(w, h);
     const data = Buffer.alloc(w * h * 4);
     for (let i = 0; i < w * h; i++) {
       rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
       data[i * 4 + 3] = i % 251;
     }
-    const detail = (await loadTestPhoto(h, w)).data; // any RGB of the same pixel count
-    for (const base of [rgb, { data, width: w, height: h, channels: 4 as const }]) {
-      const before = Buffer.from(base.data);
-      for (const t of [0.01, 0.5, 1]) {
-        const onWorkers = await upscaler.blend(base, detail, t, { signal });
-        assert.ok(onWorkers.equals(blendOver(base, detail, t)), `${base.channels} channels, t=${t}`);
+    const detailSource = await loadTestPhoto(2 * w, 2 * h); // any RGB at the network's scale
+    for (const input of [rgb, { data, width: w, height: h, channels: 4 as const }]) {
+      const before = Buffer.from(input.data);
+      for (const [t, width, height] of [
+        [0, 2 * w, 2 * h],
+        [0.5, 2 * w, 2 * h],
+        [1, 2 * w - 7, 2 * h - 3], // the network overshoots the target: resized first
+      ]) {
+        const onWorker = await upscaler.finish(input, detailSource, { width, height, strength: t }, { signal });
+        const base = await resizeLanczos(input, width, height);
+        const expected = blendOver(base, await sharpenTo(detailSource, width, height), t);
+        assert.deepEqual([onWorker.width, onWorker.height, onWorker.channels], [width, height, input.channels]);
+        assert.ok(onWorker.data.equals(expected), `${input.channels} channels, t=${t}`);
+        if (t === 0) assert.ok(onWorker.data.equals(base.data), "strength 0 is the lanczos3 base");
       }
-      assert.ok(base.data.equals(before), "the caller's base is left as it was");
+      assert.ok(input.data.equals(before), "the caller's input is left as it was");
     }
+  });
+
+  it("encodes on a worker into the output format, byte for byte what sharp makes of the PNG", async () => {
+    const rgb = await loadTestPhoto(48, 40);
+    const data = Buffer.alloc(48 * 40 * 4);
+    for (let i = 0; i < 48 * 40; i++) {
+      rgb.data.copy(data, i * 4, i * 3, i * 3 + 3);
+      data[i * 4 + 3] = 255 - (i % 97);
+    }
+    for (const image of [rgb, { data, width: 48, height: 40, channels: 4 as const }])
+      for (const format of OUTPUT_FORMAT_NAMES) {
+        const output = { format, quality: 80 };
+        const out = await engine.enhance({
+          image,
+          width: 96,
+          height: 80,
+          strength: 0.5,
+          model: "fast",
+          signal,
+          output,
+        });
+        assert.ok(out.encoded, `${format}: the engine encoded it`);
+        const png = await sharp(out.data, { raw: { width: 96, height: 80, channels: image.channels } })
+          .png(ENHANCE_PNG_OPTIONS)
+          .toBuffer();
+        assert.ok(out.encoded.equals(await encodeOutput(png, output)), `${image.channels} channels, ${format}`);
+        const profile: Profile = new Map();
+        const piped = await enhanceRaw((job) => engine.enhance(job), image, {
+          strength: 0.5,
+          scale: 2,
+          signal,
+          output,
+          profile,
+        });
+        assert.equal(piped.format, format);
+        assert.ok(piped.bytes.equals(out.encoded), "the pipeline stores the worker's bytes");
+        assert.ok(profile.has(`${format.toUpperCase()} encode (worker)`), "the worker encoded it");
+        assert.deepEqual(
+          [...profile.keys()].filter((k) => k.includes("(main")),
+          [],
+          "nothing encodes on the main side",
+        );
+      }
   });
 
   it("serves an operator ONNX model for both names, probing its scale", async () => {

@@ -101,6 +101,22 @@ describe("request details", () => {
     assert.deepEqual([body.width, body.height, body.seed], [1344, 768, 5]);
   });
 
+  it("asks OpenAI for n images in one call, and routes with a seed per call for one", async () => {
+    const job = jobFor("beta-3", "1:1", { count: 4 });
+    assert.equal(engines["beta-3"].batchSize?.(job), 4);
+    const image = await engines["beta-3"].generate(job);
+    assert.equal(fakes.openai.requests.length, 1, "one /v1/images/generations call");
+    assert.equal((fakes.openai.requests[0].body as { n: number }).n, 4);
+    assert.equal(image.more?.length, 3);
+    for (const made of [image, ...(image.more ?? [])]) {
+      await assertPng(made.png, job.width, job.height);
+      assert.equal(made.engine, "openai:gpt-image-1");
+    }
+    // BFL takes one seed per call: four images would be four calls, so its chain does not batch.
+    assert.equal(engines["alpha-pro"].batchSize?.(jobFor("alpha-pro", "1:1", { count: 4 })), 1);
+    assertNoViolations();
+  });
+
   it("sends the styled prompt where there is no native preset", async () => {
     await engines["gamma-xl-1024-v1-0"].generate(jobFor("gamma-xl-1024-v1-0", "1:1", { style: "Watercolor" }));
     const body = fakes.stability.requests[0].body as { text_prompts: { text: string }[]; style_preset?: string };

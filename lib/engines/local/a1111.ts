@@ -18,15 +18,25 @@ export function createA1111Call(checkpoint: string, settings: A1111Settings, poo
     ? { Authorization: `Basic ${Buffer.from(settings.auth).toString("base64")}` }
     : {};
   return async ({ job, signal }) => {
-    const body = job.input
-      ? await img2imgBody(job, checkpoint, seedFor(job))
-      : txt2imgBody(job, checkpoint, seedFor(job));
+    const seed = seedFor(job);
+    const body = job.input ? await img2imgBody(job, checkpoint, seed) : txt2imgBody(job, checkpoint, seed);
     const report = reporterFor(job);
     const previews = previewSinkFor(job);
     const ctx: RunContext = { requestId: job.requestId, signal, cancelled: () => job.signal.aborted };
-    return pool
-      .run(ctx, (server) => runOnServer(server, { body, headers, signal, report, previews, job }))
+    // Several images: one call per server with batch_size, the images' seeds following on (seed + i).
+    const [first, ...more] = await pool
+      .runSpread(ctx, Math.max(1, job.count ?? 1), (server, offset, size) =>
+        runOnServer(server, {
+          body: { ...body, seed: (seed + offset) % 2 ** 32, batch_size: size },
+          headers,
+          signal,
+          report,
+          previews,
+          job,
+        }),
+      )
       .finally(() => previews.close());
+    return { ...first, ...(more.length > 0 && { more }) };
   };
 }
 
@@ -84,7 +94,9 @@ type RunArgs = {
   job: GenerateJob;
 };
 
-async function runOnServer(server: PoolServer, args: RunArgs): Promise<{ bytes: Uint8Array; seed: number }> {
+type Made = { bytes: Uint8Array; seed: number };
+
+async function runOnServer(server: PoolServer, args: RunArgs): Promise<Made[]> {
   const { headers, signal, report, job } = args;
   const done = new AbortController();
   const onAbort = () => void interrupt(server, headers, job.requestId);
@@ -108,28 +120,42 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<{ bytes: 
         status: reply.status,
       });
     const answer = jsonOf(reply, "txt2img") as { images?: unknown; info?: unknown };
-    const image = Array.isArray(answer.images) ? answer.images[0] : undefined;
-    if (typeof image !== "string" || image === "")
-      throw new LocalServerError("malformed", "txt2img answered without an image");
-    report(1, "received the image");
-    return {
-      bytes: Buffer.from(image.replace(/^data:image\/\w+;base64,/, ""), "base64"),
-      seed: seedOf(answer.info, args.body.seed),
-    };
+    const made = imagesOf(answer, args.body.seed, args.body.batch_size);
+    report(1, made.length > 1 ? "received the images" : "received the image");
+    return made;
   } finally {
     done.abort();
     signal.removeEventListener("abort", onAbort);
   }
 }
 
-/** `info` is a JSON string (processed.js()) whose `seed` is the seed actually used. */
-function seedOf(info: unknown, sent: number): number {
+/**
+ * The batch's images, each with its seed. `info` is a JSON string (processed.js()): `all_seeds` lists each image's
+ * seed (seed + i in a batch), and `index_of_first_image` skips a grid a server set to return one puts first.
+ */
+function imagesOf(answer: { images?: unknown; info?: unknown }, sent: number, size: number): Made[] {
+  let info: { seed?: unknown; all_seeds?: unknown; index_of_first_image?: unknown } = {};
   try {
-    const seed = typeof info === "string" ? JSON.parse(info)?.seed : undefined;
-    return Number.isSafeInteger(seed) && seed >= 0 ? seed : sent;
+    info = typeof answer.info === "string" ? (JSON.parse(answer.info) ?? {}) : {};
   } catch {
-    return sent;
+    info = {};
   }
+  const skip = Number.isSafeInteger(info.index_of_first_image) ? (info.index_of_first_image as number) : 0;
+  const images = (Array.isArray(answer.images) ? answer.images : []).slice(skip, skip + size);
+  const seeds = Array.isArray(info.all_seeds) ? info.all_seeds : [info.seed];
+  const isSeed = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+  const made = images.flatMap((image, i) =>
+    typeof image === "string" && image !== ""
+      ? [
+          {
+            bytes: Buffer.from(image.replace(/^data:image\/\w+;base64,/, ""), "base64"),
+            seed: isSeed(seeds[i]) ? seeds[i] : (sent + i) % 2 ** 32,
+          },
+        ]
+      : [],
+  );
+  if (made.length === 0) throw new LocalServerError("malformed", "txt2img answered without an image");
+  return made;
 }
 
 function detailOf(body: Buffer): string {

@@ -5,14 +5,14 @@ import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
 import { alphaMaskedPng, type EditInput } from "@/lib/images/edit-input";
 import { log } from "@/lib/log";
-import { type ComfyMessage, type ComfySocket, openComfySocket } from "./comfyui-socket";
+import { type ComfyMessage, type ComfySocket, EarlyFrames, openComfySocket } from "./comfyui-socket";
 import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
 import { renderSizeFor, stepsFor } from "./presets";
 import { comfyPreviewOf, type PreviewSink, previewSinkFor } from "./previews";
 import { type ProgressReporter, reporterFor, seedFor } from "./progress";
 import type { ComfyUiSettings } from "./settings";
-import { fillWorkflow, type WorkflowTemplate } from "./workflow";
+import { fanOutWorkflow, fillWorkflow, type WorkflowGraph } from "./workflow";
 
 const POLL_MS = 500;
 const PREFIX_FACT = "comfyui-prefix";
@@ -27,7 +27,6 @@ export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, p
     : {};
   return async ({ job, signal }) => {
     const seed = seedFor(job);
-    const graph = fillFor(template, workflow, job, seed);
     const report = reporterFor(job);
     const previews = previewSinkFor(job);
     const ctx: RunContext = {
@@ -36,20 +35,42 @@ export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, p
       cancelled: () => job.signal.aborted,
       probe: (server) => probeQueue(server, headers, pool, signal),
     };
-    const bytes = await pool
-      .run(ctx, (server) => runOnServer(server, { graph, headers, signal, report, previews, pool, job }))
+    // Without a {{seed}} placeholder the workflow chose its own seed, which we cannot know, nor vary per image.
+    const seeded = template.uses.has("seed");
+    const count = seeded ? Math.max(1, job.count ?? 1) : 1;
+    // Several images: one prompt per server, each image its own sampler branch and seed (seed + i).
+    const made = await pool
+      .runSpread(ctx, count, (server, offset, size) => {
+        const first = (seed + offset) % 2 ** 32;
+        const fanned = size > 1 ? fanOutWorkflow(template.graph, size) : undefined;
+        const graph = fillFor(fanned?.graph ?? template.graph, workflow, job, first, size);
+        return runOnServer(server, {
+          graph,
+          outputs: fanned?.outputs,
+          headers,
+          signal,
+          report,
+          previews,
+          pool,
+          job,
+        }).then((images) => images.map((bytes, i) => ({ bytes, seed: seeded ? (first + i) % 2 ** 32 : undefined })));
+      })
       .finally(() => previews.close());
-    // Without a {{seed}} placeholder the workflow chose its own seed, which we cannot know.
-    return { bytes, seed: template.uses.has("seed") ? seed : undefined };
+    const [head, ...more] = made;
+    return { ...head, ...(more.length > 0 && { more }) };
   };
 }
 
-function fillFor(template: WorkflowTemplate, workflow: string, job: GenerateJob, seed: number) {
+function fillFor(graph: WorkflowGraph, workflow: string, job: GenerateJob, seed: number, count = 1) {
   // An edit renders at the image's own size, which the image-to-image workflows take from LoadImage.
   const size = job.input
     ? { width: job.width, height: job.height }
     : renderSizeFor(workflow, job.ratio, { width: job.width, height: job.height });
-  return fillWorkflow(template.graph, {
+  const seeds = Object.fromEntries(
+    Array.from({ length: count - 1 }, (_, i) => [`seed_${i + 1}`, (seed + i + 1) % 2 ** 32]),
+  );
+  return fillWorkflow(graph, {
+    ...seeds,
     ...(job.input && { denoise: job.input.strength }),
     prompt: job.styledPrompt,
     negative_prompt: job.negativePrompt ?? "",
@@ -62,6 +83,8 @@ function fillFor(template: WorkflowTemplate, workflow: string, job: GenerateJob,
 
 type RunArgs = {
   graph: unknown;
+  /** The output nodes of each image, for a prompt that makes several (fanOutWorkflow); one image otherwise. */
+  outputs?: string[][];
   headers: Record<string, string>;
   signal: AbortSignal;
   report: ProgressReporter;
@@ -70,7 +93,7 @@ type RunArgs = {
   job: GenerateJob;
 };
 
-async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
+async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]> {
   const { headers, signal, report, pool } = args;
   const prefix = await prefixOf(server, headers, pool, signal);
   const api = (path: string) => `${server.url}${prefix}${path}`;
@@ -80,17 +103,31 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
     promptId: undefined as string | undefined,
     ended: false,
     failure: undefined as LocalServerError | undefined,
-    early: [] as ComfyMessage[],
+    early: new EarlyFrames(),
   };
   let wake: () => void = () => undefined;
+  // A server that floods the socket before naming the prompt loses this attempt: the socket is dropped, and so is
+  // the wait for POST /prompt.
+  const flood = new AbortController();
 
-  const onMessage = (message: ComfyMessage) => {
-    if (state.promptId === undefined) {
-      if (message.type !== "status") state.early.push(message);
-      else handle(message);
+  const onMessage = (message: ComfyMessage, bytes: number): "drop" | undefined => {
+    if (state.promptId !== undefined || message.type === "status") {
+      handle(message);
       return;
     }
-    handle(message);
+    return early(message, bytes);
+  };
+  /** Counts a frame that came before the prompt id; past the cap the socket goes, and so does this attempt. */
+  const early = (message: ComfyMessage, bytes: number): "drop" | undefined => {
+    if (state.early.add(message, bytes)) return;
+    if (!flood.signal.aborted) {
+      log.warn("comfyui websocket flooded before the prompt was queued; dropping it", {
+        request_id: args.job.requestId,
+        server: server.index,
+      });
+      flood.abort(new LocalServerError("malformed", "the server flooded the websocket before answering POST /prompt"));
+    }
+    return "drop";
   };
   const handle = (message: ComfyMessage) => {
     const data = message.data;
@@ -134,8 +171,10 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
     }
   };
   // A preview names its prompt only in the metadata format; on this client id's socket any other one is ours.
-  const onBinary = (frame: Buffer) => {
-    if (state.promptId === undefined || state.phase === "done") return;
+  const onBinary = (frame: Buffer): "drop" | undefined => {
+    // Nothing binary is kept before the prompt id, but it counts towards the flood cap.
+    if (state.promptId === undefined) return early({ type: "binary", data: {} }, frame.length);
+    if (state.phase === "done") return;
     const preview = comfyPreviewOf(frame);
     if (preview && (preview.promptId === undefined || preview.promptId === state.promptId)) {
       args.previews.offer(preview.image);
@@ -153,6 +192,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
   };
 
   let socket: ComfySocket | undefined;
+  const attempt = AbortSignal.any([signal, flood.signal]);
   try {
     socket = await openComfySocket(
       server.url,
@@ -163,6 +203,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       onBinary,
     );
   } catch (err) {
+    if (flood.signal.aborted) throw flood.signal.reason;
     if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
     // HTTP still works without the socket (e.g. a proxy that does not pass upgrades): poll /history instead.
     log.warn("comfyui websocket unavailable, polling instead", {
@@ -185,9 +226,10 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       method: "POST",
       headers,
       json: { prompt: graph, client_id: clientId },
-      signal,
+      signal: attempt,
       timeoutMs: CALL_TIMEOUT_MS,
     });
+    if (flood.signal.aborted) throw flood.signal.reason;
     if (submitted.status !== 200) {
       // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
       if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
@@ -200,7 +242,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
     state.promptId = promptId;
     state.phase = "waiting";
     report(null, "queued on the GPU server");
-    for (const message of state.early.splice(0)) handle(message);
+    for (const message of state.early.take()) handle(message);
 
     while (!state.ended) {
       if (socket?.isOpen()) {
@@ -218,16 +260,20 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer> {
       else await untilAborted(new Promise((r) => setTimeout(r, POLL_MS)), signal);
     }
     if (state.failure) throw state.failure;
-    const image = await outputImageOf(api, promptId, headers, signal);
-    report(1, "fetching the image");
-    const view = await httpCall(api(`/view?${new URLSearchParams(image)}`), {
-      headers,
-      signal,
-      timeoutMs: CALL_TIMEOUT_MS,
-    });
-    if (view.status !== 200)
-      throw new LocalServerError("http", `GET /view answered ${view.status}`, { status: view.status });
-    return view.body;
+    const images = await outputImagesOf(api, promptId, headers, signal, args.outputs);
+    report(1, images.length > 1 ? "fetching the images" : "fetching the image");
+    const bodies: Buffer[] = [];
+    for (const image of images) {
+      const view = await httpCall(api(`/view?${new URLSearchParams(image)}`), {
+        headers,
+        signal,
+        timeoutMs: CALL_TIMEOUT_MS,
+      });
+      if (view.status !== 200)
+        throw new LocalServerError("http", `GET /view answered ${view.status}`, { status: view.status });
+      bodies.push(view.body);
+    }
+    return bodies;
   } finally {
     signal.removeEventListener("abort", onAbort);
     socket?.close();
@@ -253,12 +299,14 @@ async function pollHistory(
   return history[promptId] !== undefined;
 }
 
-async function outputImageOf(
+/** The image to fetch for each image of the prompt: per `outputs` entry, or one from any output node. */
+async function outputImagesOf(
   api: (p: string) => string,
   promptId: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<ImageRef> {
+  outputs: string[][] | undefined,
+): Promise<ImageRef[]> {
   const reply = await httpCall(api(`/history/${encodeURIComponent(promptId)}`), {
     headers,
     signal,
@@ -272,15 +320,20 @@ async function outputImageOf(
   if (!entry) throw new LocalServerError("malformed", "the prompt ended but has no history entry");
   if (entry.status?.status_str === "error")
     throw new LocalServerError("http", `the prompt failed: ${errorOf(entry.status.messages)}`);
-  const images = Object.values(entry.outputs ?? {}).flatMap((o) => (Array.isArray(o.images) ? o.images : []));
-  const refs = images.filter(
-    (i): i is ImageRef =>
-      typeof i?.filename === "string" && typeof i.type === "string" && typeof (i.subfolder ?? "") === "string",
-  );
-  // SaveImage's "output" files outlive PreviewImage's "temp" ones.
-  const image = refs.find((i) => i.type === "output") ?? refs[0];
-  if (!image) throw new LocalServerError("malformed", "the prompt finished without an output image");
-  return { filename: image.filename, subfolder: image.subfolder ?? "", type: image.type };
+  const all = entry.outputs ?? {};
+  return (outputs ?? [Object.keys(all)]).map((nodes) => {
+    const images = nodes.flatMap((id) => (Array.isArray(all[id]?.images) ? (all[id].images as unknown[]) : []));
+    const refs = images.filter(
+      (i): i is ImageRef =>
+        typeof (i as ImageRef)?.filename === "string" &&
+        typeof (i as ImageRef).type === "string" &&
+        typeof ((i as ImageRef).subfolder ?? "") === "string",
+    );
+    // SaveImage's "output" files outlive PreviewImage's "temp" ones.
+    const image = refs.find((i) => i.type === "output") ?? refs[0];
+    if (!image) throw new LocalServerError("malformed", "the prompt finished without an output image");
+    return { filename: image.filename, subfolder: image.subfolder ?? "", type: image.type };
+  });
 }
 
 function errorOf(messages: unknown): string {

@@ -73,8 +73,6 @@ export class ServerPool {
     let last: unknown;
     for (let server = await this.pick(tried, ctx); server; server = await this.pick(tried, ctx)) {
       tried.add(server);
-      server.inFlight++;
-      server.lastPicked = ++this.picks;
       try {
         const result = await attempt(server);
         this.recordSuccess(server);
@@ -97,6 +95,28 @@ export class ServerPool {
       undefined,
       Math.max(1, Math.ceil(back / 1000)),
     );
+  }
+
+  /**
+   * Spreads `count` images of one request over the pool: as many parts as servers in service (at most `count`),
+   * their sizes differing by at most one, each part one call (`attempt` with its first image's index and its size)
+   * with the usual failover. Returns the images of the parts that succeeded, in order; throws when none did.
+   */
+  async runSpread<T>(
+    ctx: RunContext,
+    count: number,
+    attempt: (server: PoolServer, offset: number, size: number) => Promise<T[]>,
+  ): Promise<T[]> {
+    const inService = this.servers.filter((s) => !this.isOut(s)).length;
+    const parts = Math.max(1, Math.min(count, inService));
+    const sizes = Array.from({ length: parts }, (_, i) => Math.floor(count / parts) + (i < count % parts ? 1 : 0));
+    const offsets = sizes.map((_, i) => sizes.slice(0, i).reduce((sum, size) => sum + size, 0));
+    const settled = await Promise.allSettled(
+      sizes.map((size, i) => this.run(ctx, (server) => attempt(server, offsets[i], size))),
+    );
+    const made = settled.flatMap((s) => (s.status === "fulfilled" ? s.value : []));
+    if (made.length === 0) throw (settled.find((s) => s.status === "rejected") as PromiseRejectedResult).reason;
+    return made;
   }
 
   recordSuccess(server: PoolServer): void {
@@ -168,7 +188,13 @@ export class ServerPool {
     candidates.sort(
       (a, b) => busy(a) - busy(b) || a.inFlight - b.inFlight || a.lastPicked - b.lastPicked || a.index - b.index,
     );
-    return candidates[0];
+    // Counted in the same step as chosen, so work picked at the same moment sees it and goes elsewhere.
+    const chosen = candidates[0];
+    if (chosen) {
+      chosen.inFlight++;
+      chosen.lastPicked = ++this.picks;
+    }
+    return chosen;
   }
 
   private async probe(server: PoolServer, ctx: RunContext): Promise<void> {

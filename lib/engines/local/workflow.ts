@@ -107,3 +107,55 @@ function* stringsOf(value: unknown): Generator<string> {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Several images from one prompt, each with its own seed: the nodes that use {{seed}} and everything downstream of
+ * them (sampler, decode, save) are repeated for images 2…count, with {{seed_1}}, {{seed_2}}… in place of {{seed}};
+ * what comes before (checkpoint, prompts, latent or loaded image) is shared, so the server loads and encodes once.
+ * `outputs[i]` lists the output nodes of image i. A template without {{seed}} cannot vary its images: undefined.
+ */
+export function fanOutWorkflow(
+  graph: WorkflowGraph,
+  count: number,
+): { graph: WorkflowGraph; outputs: string[][] } | undefined {
+  const ids = Object.keys(graph);
+  const usesSeed = (node: WorkflowNode) =>
+    [...stringsOf(node.inputs)].some((t) => WHOLE_PLACEHOLDER.exec(t)?.[1] === "seed");
+  const links = (node: WorkflowNode) =>
+    Object.values(node.inputs).flatMap((v) =>
+      Array.isArray(v) && v.length === 2 && typeof v[0] === "string" ? [v[0]] : [],
+    );
+  const branch = new Set(ids.filter((id) => usesSeed(graph[id])));
+  if (branch.size === 0) return undefined;
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const id of ids) {
+      if (!branch.has(id) && links(graph[id]).some((l) => branch.has(l))) {
+        branch.add(id);
+        grew = true;
+      }
+    }
+  }
+  const isOutput = (id: string) => IMAGE_OUTPUT.test(graph[id].class_type) && !NOT_FETCHABLE.test(graph[id].class_type);
+  const outputs = [[...branch].filter(isOutput)];
+  if (outputs[0].length === 0) return undefined;
+  const out: WorkflowGraph = { ...graph };
+  for (let i = 1; i < count; i++) {
+    const copy = (id: string) => `${id}.${i}`;
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && branch.has(value[0]))
+        return [copy(value[0]), value[1]];
+      if (typeof value === "string" && WHOLE_PLACEHOLDER.exec(value)?.[1] === "seed") return `{{seed_${i}}}`;
+      return value;
+    };
+    for (const id of branch) {
+      const node = graph[id];
+      out[copy(id)] = {
+        ...node,
+        inputs: Object.fromEntries(Object.entries(node.inputs).map(([k, v]) => [k, rewrite(v)])),
+      };
+    }
+    outputs.push(outputs[0].map(copy));
+  }
+  return { graph: out, outputs };
+}

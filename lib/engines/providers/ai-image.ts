@@ -1,4 +1,5 @@
-// Runs one AI SDK image call the way every route needs it: one image, no SDK retries (the chain is our retry).
+// Runs one AI SDK image call the way every route needs it: one image (or n, where the route batches: the SDK splits
+// them by the model's maxImagesPerCall), no SDK retries (the chain is our retry).
 import { generateImage, type ImageModel } from "ai";
 import type { GenerateJob } from "@/lib/engines/types";
 import { whiteMaskPng } from "@/lib/images/edit-input";
@@ -23,11 +24,12 @@ export async function runImageModel(
   model: ImageModel,
   call: ImageCall,
   signal: AbortSignal,
-): Promise<{ bytes: Uint8Array; metadata: Record<string, unknown> }> {
+  n = 1,
+): Promise<{ bytes: Uint8Array; metadata: Record<string, unknown>; more: Uint8Array[] }> {
   const result = await generateImage({
     model,
     prompt: call.images ? { text: call.prompt, images: call.images, mask: call.mask } : call.prompt,
-    n: 1,
+    n,
     size: call.size,
     aspectRatio: call.aspectRatio,
     seed: call.seed,
@@ -35,7 +37,8 @@ export async function runImageModel(
     maxRetries: 0,
     abortSignal: signal,
   });
-  return { bytes: result.image.uint8Array, metadata: result.providerMetadata };
+  const [first, ...more] = result.images;
+  return { bytes: first.uint8Array, metadata: result.providerMetadata, more: more.map((image) => image.uint8Array) };
 }
 
 /** The edit's image, and its mask in the white-means-change convention (BFL, fal, Replicate). */

@@ -19,10 +19,14 @@ export function createOpenAiCall(modelId: string, settings: ProviderSettings): P
     modelId,
   );
   return async ({ job, signal }) => {
-    // gpt-image-1 takes neither a seed nor a negative prompt.
+    // gpt-image-1 takes neither a seed nor a negative prompt; several images are one call (ROUTE_BATCHING).
+    const n = Math.max(1, job.count ?? 1);
+    const answer = ({ bytes, more }: { bytes: Uint8Array; more: Uint8Array[] }) => ({
+      bytes,
+      ...(more.length > 0 && { more: more.map((extra) => ({ bytes: extra })) }),
+    });
     if (!job.input) {
-      const { bytes } = await runImageModel(model, { prompt: job.styledPrompt, size: OPENAI_SIZES[job.ratio] }, signal);
-      return { bytes };
+      return answer(await runImageModel(model, { prompt: job.styledPrompt, size: OPENAI_SIZES[job.ratio] }, signal, n));
     }
     // /images/edits: the image, and a mask whose transparent pixels are the ones to change, both of its size.
     const { input } = job;
@@ -32,11 +36,13 @@ export function createOpenAiCall(modelId: string, settings: ProviderSettings): P
       input.width * input.height,
     );
     const mask = input.mask ? await alphaMaskedPng(input, input.mask) : undefined;
-    const { bytes } = await runImageModel(
-      model,
-      { prompt: job.styledPrompt, size: `${size.width}x${size.height}`, images: [input.png], mask },
-      signal,
+    return answer(
+      await runImageModel(
+        model,
+        { prompt: job.styledPrompt, size: `${size.width}x${size.height}`, images: [input.png], mask },
+        signal,
+        n,
+      ),
     );
-    return { bytes };
   };
 }

@@ -29,6 +29,8 @@ export type ProviderResult = {
   /** Any decodable image; the chain re-encodes it to the exact PNG size. */
   bytes: Uint8Array;
   seed?: number;
+  /** A batching route's other images (job.count > 1), in order. */
+  more?: { bytes: Uint8Array; seed?: number }[];
 };
 
 export type ProviderCall = (req: ProviderRequest) => Promise<ProviderResult>;

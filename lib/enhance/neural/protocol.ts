@@ -1,5 +1,7 @@
 // Messages between the enhance engine and its inference workers. Pixels live in SharedArrayBuffers the workers read
-// and write in place, so the main thread never copies a tile or blends a pixel.
+// and write in place, so the main thread never copies a tile, blends a pixel or encodes an image.
+import type { OutputEncoding } from "../../catalog/output-formats";
+import type { FinishTimings } from "../finish";
 import type { PackageName } from "./package-models";
 import type { Tile } from "./tiles";
 
@@ -20,6 +22,11 @@ export type SrWorkerData = {
   device: "cpu" | "cuda";
   /** ONNX sessions a worker keeps open; the least recently used one is released beyond this. Default 2. */
   maxSessions?: number;
+  /**
+   * The int8 models' weights: by default 8 or 7 bits as the CPU needs (precision.ts), int8. The held-out measurement
+   * (scripts/measure-int8.ts) sets it to measure the other row of the precision table on the same CPU.
+   */
+  int8Weights?: { bits: 7 | 8; type: "int8" | "uint8" };
 };
 
 /** Interleaved 8-bit pixels in shared memory. */
@@ -36,13 +43,15 @@ export type SrTask =
       tile: Tile;
     }
   | {
-      type: "blend";
-      /** Blended in place: pixels [from, to) of base become (1 − weight)·base + weight·detail. */
-      base: SharedImage;
-      detail: SharedImage;
-      weight: number;
-      from: number;
-      to: number;
+      type: "finish";
+      /** The image as uploaded (or pre-reduced), the network's output (or the input itself), and the target. */
+      input: SharedImage;
+      detailSource: SharedImage;
+      strength: number;
+      /** Target size, the input's channels: the worker writes the blended pixels into it. */
+      out: SharedImage;
+      /** When given, the worker also encodes `out`: the bytes come back transferred, not copied. */
+      output?: OutputEncoding;
     }
   | { type: "sessions" };
 
@@ -57,6 +66,9 @@ export type ModelInfo = {
 
 /** A tile job's answer: its worker time in ms, by stage (cut out, to tensor, network, to pixels, placed). */
 export type TileProfile = { cut: number; toTensor: number; network: number; toPixels: number; place: number };
+
+/** A finish job's answer: the encoded bytes (if asked for) and its worker time in ms by stage. */
+export type FinishResult = { encoded?: Uint8Array; timings: FinishTimings };
 
 /** Pool envelope: `ready` once the worker has loaded its runtime, then one reply per job id. */
 export type WorkerReply = { ready: true } | { id: number; result: unknown } | { id: number; error: string };

@@ -36,7 +36,13 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
   if (model.kind === "package" && model.precision === "int8") {
     let session: SrSession | undefined;
     try {
-      const file = await ensureInt8Model(ort, { ...env, pkg: model.pkg, scale: model.scale });
+      const file = await ensureInt8Model(ort, {
+        ...env,
+        pkg: model.pkg,
+        scale: model.scale,
+        bits: env.int8Weights?.bits,
+        weightType: env.int8Weights?.type,
+      });
       session = await openFile(ort, file, model, env, "int8");
       // A probe run: a kernel missing at run time fails here, not in a request.
       await session.run(new Uint8Array(24 * 32 * 3).fill(128), 32, 24, { x: 0, y: 0, w: 32, h: 24 });

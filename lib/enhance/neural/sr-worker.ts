@@ -2,9 +2,12 @@
 // on shared memory.
 import { parentPort, workerData } from "node:worker_threads";
 import type * as Ort from "onnxruntime-node";
-import { blendInto } from "../blend";
+import { type FinishTimings, finishEnhance } from "../finish";
+import type { RawImage } from "../types";
 import {
+  type FinishResult,
   type ModelRef,
+  type SharedImage,
   type SrTask,
   type SrWorkerData,
   type TileProfile,
@@ -53,7 +56,8 @@ async function getSession(model: ModelRef): Promise<SrSession> {
   return session;
 }
 
-async function runTask(task: SrTask): Promise<unknown> {
+/** Runs a job; buffers its answer hands over (instead of copying) go into `transfer`. */
+async function runTask(task: SrTask, transfer: ArrayBuffer[]): Promise<unknown> {
   switch (task.type) {
     case "info":
       return (await getSession(task.model)).info;
@@ -72,20 +76,33 @@ async function runTask(task: SrTask): Promise<unknown> {
       placeTile(new Uint8Array(output.data), output.width, t, session.info.scale, pixels);
       return { cut: t1 - t0, ...timings, place: performance.now() - t2 } satisfies TileProfile;
     }
-    case "blend": {
-      const { base, detail } = task;
-      const pixels = new Uint8Array(base.data);
-      blendInto(
-        pixels,
-        pixels,
-        base.channels,
-        new Uint8Array(detail.data),
-        detail.channels,
-        task.weight,
-        task.from,
-        task.to,
+    case "finish": {
+      const { input, detailSource, out } = task;
+      const raw = (img: SharedImage): RawImage => ({
+        data: Buffer.from(img.data),
+        width: img.width,
+        height: img.height,
+        channels: img.channels === 4 ? 4 : 3,
+      });
+      const timings: FinishTimings = { sharpen: 0, base: 0, blend: 0, encode: 0 };
+      const bytes = await finishEnhance(
+        {
+          input: raw(input),
+          detailSource: raw(detailSource),
+          strength: task.strength,
+          out: new Uint8Array(out.data),
+          width: out.width,
+          height: out.height,
+          output: task.output,
+        },
+        timings,
       );
-      return null;
+      if (!bytes) return { timings } satisfies FinishResult;
+      // sharp's buffer is external memory, which postMessage would copy: one copy here makes it transferable.
+      const encoded = new Uint8Array(bytes.byteLength);
+      encoded.set(bytes);
+      transfer.push(encoded.buffer);
+      return { encoded, timings } satisfies FinishResult;
     }
   }
 }
@@ -93,8 +110,9 @@ async function runTask(task: SrTask): Promise<unknown> {
 const port = parentPort;
 if (!port) throw new Error("sr-worker runs as a worker thread");
 port.on("message", (msg: { id: number; task: SrTask }) => {
-  runTask(msg.task).then(
-    (result) => port.postMessage({ id: msg.id, result } satisfies WorkerReply),
+  const transfer: ArrayBuffer[] = [];
+  runTask(msg.task, transfer).then(
+    (result) => port.postMessage({ id: msg.id, result } satisfies WorkerReply, transfer),
     (err: unknown) =>
       port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
   );

@@ -15,19 +15,38 @@ export type Tile = {
   eh: number;
 };
 
+/**
+ * How an image is cut for the network (docs/enhancement.md, "Tiles"), one rule:
+ * - context: each tile runs with the model's receptive radius around it, the least that keeps a tiled run
+ *   identical to an untiled one, so it is not tuned; each cut costs 2 × radius rows of extra network pixels;
+ * - size: at most TILE_PIXELS_PER_THREAD input pixels per ORT thread of a worker: that bounds a session's
+ *   working set (about 250 MB at 256²; 512² needed about 900 MB), and below it fewer, larger tiles (less
+ *   context) were as fast as smaller ones in `npm run bench -- --neural-speed-only` ("tiles stage by tile size");
+ * - count: at least one tile per worker, and a multiple of the workers where the image allows, so no worker
+ *   idles while the last tile runs.
+ */
+export const TILE_PIXELS_PER_THREAD = 256 * 256;
+
+/** The tile side for a worker with `threads` ORT threads (the count comes from planTiles). */
+export function chooseTileSize(threads: number): number {
+  return Math.floor(Math.sqrt(TILE_PIXELS_PER_THREAD * Math.max(1, threads)));
+}
+
 /** [0, n) in k near-equal parts, so there is no sliver of a last tile. */
 function splitRange(n: number, k: number): [number, number][] {
   return Array.from({ length: k }, (_, i) => [Math.floor((i * n) / k), Math.floor(((i + 1) * n) / k)]);
 }
 
 /**
- * A grid of tiles of at most tileSize² (0: one tile), with at least `minTiles` tiles when tiling: extra cuts go
- * across the longer side of the tiles, so the added context stays small.
+ * A grid of tiles of at most tileSize² (0: one tile). When tiling, there are at least `workers` tiles and, where
+ * the image has the pixels for it, a multiple of `workers`: extra cuts go across the longer side of the tiles,
+ * so the added context stays small.
  */
-export function planTiles(width: number, height: number, tileSize: number, overlap: number, minTiles = 1): Tile[] {
+export function planTiles(width: number, height: number, tileSize: number, overlap: number, workers = 1): Tile[] {
   let nx = tileSize > 0 ? Math.ceil(width / tileSize) : 1;
   let ny = tileSize > 0 ? Math.ceil(height / tileSize) : 1;
-  while (tileSize > 0 && nx * ny < minTiles && (nx < width || ny < height)) {
+  const more = () => nx * ny < workers || (nx * ny) % workers !== 0;
+  while (tileSize > 0 && more() && (nx < width || ny < height)) {
     if ((height / ny >= width / nx && ny < height) || nx >= width) ny++;
     else nx++;
   }

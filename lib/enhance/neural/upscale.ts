@@ -1,17 +1,21 @@
 // Runs a super-resolution model over an image on the worker pool, tile by tile, so one image uses every idle worker,
 // and blends on the pool too. Pixels stay in shared memory: the workers cut and place the tiles themselves.
 import { setMaxListeners } from "node:events";
+import type { OutputEncoding } from "@/lib/catalog/output-formats";
 import { withSpan } from "@/lib/metrics/trace";
 import { addTime, type Profile, type RawImage } from "../types";
 import type { WorkerPool } from "./pool";
-import { type ModelInfo, type ModelRef, type SharedImage, type SrTask, type TileProfile, toModelKey } from "./protocol";
-import { bufferOf, copyToShared, toShared } from "./shared-memory";
-import { planTiles } from "./tiles";
-
-/** Input pixels per tile side. 256 keeps a session's working set near 250 MB; 512 needs ~900 MB. */
-export const DEFAULT_TILE_SIZE = 256;
-/** Pixels per blend job: a few milliseconds of a worker, so blends interleave with other images' tiles. */
-const BLEND_CHUNK_PIXELS = 1 << 20;
+import {
+  type FinishResult,
+  type ModelInfo,
+  type ModelRef,
+  type SharedImage,
+  type SrTask,
+  type TileProfile,
+  toModelKey,
+} from "./protocol";
+import { bufferOf, toShared } from "./shared-memory";
+import { chooseTileSize, planTiles } from "./tiles";
 
 export type RunOptions = {
   signal: AbortSignal;
@@ -31,11 +35,21 @@ export type Upscaler = {
     image: RawImage,
     opts: RunOptions & { tileSize?: number; overlap?: number },
   ): Promise<RawImage>;
-  /** The strength blend (see blend.ts) on the workers: base's layout, alpha kept; detail is packed RGB. */
-  blend(base: RawImage, detail: Uint8Array, weight: number, opts: RunOptions): Promise<Buffer>;
+  /**
+   * The last steps on one worker (finish.ts): detailSource resized and sharpened to the target, the lanczos3 base
+   * of input, the blend at `strength`, and the encode when `output` is given. Pixels already in shared memory are
+   * not copied; the result is a Buffer over the shared output, and the encoded bytes are transferred, not copied.
+   */
+  finish(
+    input: RawImage,
+    detailSource: RawImage,
+    target: { width: number; height: number; strength: number; output?: OutputEncoding },
+    opts: RunOptions,
+  ): Promise<RawImage & { encoded?: Buffer }>;
 };
 
-export function createUpscaler(pool: WorkerPool): Upscaler {
+/** `threads`: each worker's ORT threads, which set the tile size (chooseTileSize). */
+export function createUpscaler(pool: WorkerPool, threads = 1): Upscaler {
   const infos = new Map<string, Promise<ModelInfo>>();
   const describe = (model: ModelRef) => {
     const key = toModelKey(model);
@@ -89,7 +103,7 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
       const tiles = planTiles(
         image.width,
         image.height,
-        opts.tileSize ?? DEFAULT_TILE_SIZE,
+        opts.tileSize ?? chooseTileSize(threads),
         opts.overlap ?? info.overlap,
         pool.size,
       );
@@ -106,24 +120,35 @@ export function createUpscaler(pool: WorkerPool): Upscaler {
       addTime(opts.profile, "overlap: extra network pixels (%)", 100 * padded);
       return { data: bufferOf(output.data), width: output.width, height: output.height, channels: 3 };
     },
-    async blend(base, detail, weight, opts) {
-      const pixels = base.width * base.height;
-      if (detail.byteLength !== pixels * 3) throw new Error("blend: detail must be packed RGB of the base's size");
-      // Blended in place, so always into a copy: the caller's base stays as it was.
-      const out: SharedImage = { ...base, data: await copyToShared(base.data) };
-      const rgb: SharedImage = { data: await toShared(detail), width: base.width, height: base.height, channels: 3 };
-      const tasks: SrTask[] = [];
-      for (let from = 0; from < pixels; from += BLEND_CHUNK_PIXELS)
-        tasks.push({
-          type: "blend",
-          base: out,
-          detail: rgb,
-          weight,
-          from,
-          to: Math.min(pixels, from + BLEND_CHUNK_PIXELS),
-        });
-      await runAll(tasks, opts);
-      return bufferOf(out.data);
+    async finish(input, detailSource, target, opts) {
+      const { width, height, strength, output } = target;
+      const out: SharedImage = {
+        data: new SharedArrayBuffer(width * height * input.channels),
+        width,
+        height,
+        channels: input.channels,
+      };
+      const task: SrTask = {
+        type: "finish",
+        input: { ...input, data: await toShared(input.data) },
+        detailSource: { ...detailSource, data: await toShared(detailSource.data) },
+        strength,
+        out,
+        output,
+      };
+      const [result] = await runAll<FinishResult>([task], opts);
+      addTime(opts.profile, "sharpen of the network output (worker)", result.timings.sharpen);
+      addTime(opts.profile, "lanczos3 base (worker)", result.timings.base);
+      addTime(opts.profile, "strength blend (worker)", result.timings.blend);
+      if (output) addTime(opts.profile, `${output.format.toUpperCase()} encode (worker)`, result.timings.encode);
+      const { encoded } = result;
+      return {
+        data: bufferOf(out.data),
+        width,
+        height,
+        channels: input.channels,
+        ...(encoded && { encoded: Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength) }),
+      };
     },
   };
 }
