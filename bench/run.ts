@@ -27,6 +27,7 @@ import {
 } from "./neural";
 import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
+import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 import { benchWebhooks } from "./webhooks";
 
@@ -111,6 +112,11 @@ async function mainBaselineOnly() {
 /** `npm run bench -- --events-only`: just the event streams' store reads and delays. */
 async function mainEventsOnly() {
   printTable(await benchEvents());
+}
+
+/** `npm run bench -- --upload-attack-only`: a legit enhance during a slow-upload attack, against none. */
+async function mainUploadAttackOnly() {
+  printRows(await benchUploadAttack(Number(process.env.BENCH_ROUNDS ?? 4)));
 }
 
 /** `npm run bench -- --webhooks-only`: another key's webhook delay, idle and with 48 hanging on one receiver. */
@@ -270,6 +276,8 @@ async function main() {
   neuralTables.push(await benchLocalEngines());
   // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
   rows.push(...(await benchUsageRecording(rounds)));
+  // 6a. A legit enhance during a slow-upload attack against none, on a fresh server.
+  rows.push(...(await benchUploadAttack(rounds + 1)));
   // 6b. Metrics scraped and traces exported against neither, on two fresh servers.
   rows.push(...(await benchOps(rounds)));
   // 7. The image library: the retention sweep and the record written with each image.
@@ -303,6 +311,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
   ["--baseline-only", mainBaselineOnly],
+  ["--upload-attack-only", mainUploadAttackOnly],
   ["--webhooks-only", mainWebhooksOnly],
   ["--openai-only", mainOpenAIOnly],
 ];

@@ -62,6 +62,9 @@ const envSchema = z
       .min(1024 * 1024)
       .max(64 * 1024 * 1024 * 1024)
       .default(128 * 1024 * 1024),
+    // Deadlines on upload bodies: without a byte for this long, or in all, the upload is answered 408.
+    UPLOAD_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     GENERATE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
     GENERATE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     ENHANCE_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
@@ -333,7 +336,13 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       freeGlobalGenerationsPerDay: env.FREE_GLOBAL_GENERATIONS_PER_DAY,
       freeGlobalEnhancementsPerDay: env.FREE_GLOBAL_ENHANCEMENTS_PER_DAY,
     },
-    upload: { maxBytes: env.MAX_UPLOAD_BYTES, maxPixels: 25_000_000, maxInflightBytes: env.MAX_INFLIGHT_UPLOAD_BYTES },
+    upload: {
+      maxBytes: env.MAX_UPLOAD_BYTES,
+      maxPixels: 25_000_000,
+      maxInflightBytes: env.MAX_INFLIGHT_UPLOAD_BYTES,
+      idleTimeoutMs: env.UPLOAD_IDLE_TIMEOUT_MS,
+      timeoutMs: env.UPLOAD_TIMEOUT_MS,
+    },
     work: {
       generateConcurrency: env.GENERATE_CONCURRENCY,
       generateQueue: env.GENERATE_QUEUE,

@@ -45,6 +45,17 @@ export class QueueFull extends DomainError {
   }
 }
 
+/** One caller holds as much open at once as it may (uploads being sent, event streams); others are not affected. */
+export class TooManyAtOnce extends DomainError {
+  static override readonly kind = "TooManyAtOnce";
+  constructor(
+    message: string,
+    readonly retryAfterS = 5,
+  ) {
+    super(message);
+  }
+}
+
 /** The quota store (SQLite or Redis) cannot answer now: locked, full, unreachable or timed out. */
 export class StoreUnavailable extends DomainError {
   static override readonly kind = "StoreUnavailable";

@@ -30,8 +30,9 @@ import { openUpstashBackend, type RedisBackend } from "@/lib/store/upstash-backe
 import { createUpstashGuard } from "@/lib/store/upstash-guard";
 import { recordJob } from "@/lib/usage/recording";
 import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
-import { ByteBudget } from "@/lib/work/byte-budget";
 import { WorkQueue } from "@/lib/work/queue";
+import { StreamSlots } from "@/lib/work/stream-slots";
+import { UploadGate } from "@/lib/work/upload-gate";
 
 type Repositories = Omit<Backend, "kind" | "ping" | "close">;
 
@@ -65,8 +66,10 @@ export type Services = Repositories & {
   /** Where the per-minute status guard counts: Redis with Upstash, in process with the embedded store. */
   statusGuard: WindowCounter;
   queues: { generate: WorkQueue; enhance: WorkQueue };
-  /** Bytes of uploads held in memory at once, across every request. */
-  uploads: ByteBudget;
+  /** Uploads held in memory at once: bytes as they arrive, each identity's share, and the body deadlines. */
+  uploads: UploadGate;
+  /** Open event streams per caller identity and per job, on this instance. */
+  streams: StreamSlots;
   /** One reader of the job store for every open event stream on this instance. */
   jobWatch: JobWatcher;
   runner: JobRunner;
@@ -124,7 +127,13 @@ export function createServices(
       generate: new WorkQueue("generate", config.work.generateConcurrency, config.work.generateQueue),
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
     },
-    uploads: new ByteBudget(config.upload.maxInflightBytes),
+    uploads: new UploadGate({
+      capacity: config.upload.maxInflightBytes,
+      maxFileBytes: config.upload.maxBytes,
+      idleTimeoutMs: config.upload.idleTimeoutMs,
+      timeoutMs: config.upload.timeoutMs,
+    }),
+    streams: new StreamSlots(),
     jobWatch: createJobWatcher(repositories.jobs),
     runner: createJobRunner(config, { ...repositories, pepper }, webhookWorker),
     webhookWorker,

@@ -12,8 +12,7 @@ import {
   strengthFieldSchema,
 } from "@/lib/schemas/enhance";
 import { outputFormatSchema, outputQualitySchema } from "@/lib/schemas/image-fields";
-import type { ByteBudget } from "@/lib/work/byte-budget";
-import { readUpload } from "./read-upload";
+import type { Upload } from "./read-upload";
 
 export type EnhanceUpload = {
   bytes: Buffer;
@@ -38,8 +37,8 @@ export function outputOf(fields: Record<string, string>): OutputEncoding {
   return { format: format.data ?? DEFAULT_OUTPUT_FORMAT, quality: quality.data ?? DEFAULT_OUTPUT_QUALITY };
 }
 
-export async function parseEnhance(req: Request, maxBytes: number, budget: ByteBudget): Promise<EnhanceUpload> {
-  const upload = await readUpload(req, maxBytes, budget);
+/** Validates a read upload's fields; on a bad one it gives the upload's bytes back and throws the field's code. */
+export function parseEnhance(upload: Upload): EnhanceUpload {
   try {
     if (!upload.image) {
       throw new ApiError(

@@ -10,9 +10,8 @@ import {
   generateRequestSchema,
   INVALID_MODEL_MESSAGE,
 } from "@/lib/schemas/generate";
-import type { ByteBudget } from "@/lib/work/byte-budget";
 import { readJsonObject } from "./read-json";
-import { readUpload } from "./read-upload";
+import type { Upload } from "./read-upload";
 
 export type GenerateSubmission = {
   request: GenerateRequest;
@@ -74,30 +73,32 @@ function checkEditFields(request: GenerateRequest, has: { image: boolean; mask: 
   }
 }
 
-function isMultipart(req: Request): boolean {
+export function isMultipart(req: Request): boolean {
   return /^multipart\//i.test(req.headers.get("content-type") ?? "");
 }
 
-export async function parseGenerate(req: Request, maxBytes: number, budget: ByteBudget): Promise<GenerateSubmission> {
-  if (!isMultipart(req)) {
-    const body = await readJsonObject(req);
-    const request = validateGenerate(body);
-    // A mask is a file: JSON can name a library image, but cannot carry a mask.
-    if (body.mask !== undefined) {
-      throw new ApiError("invalid_mask", "Send the mask as a file in multipart/form-data, with image or image_id.", {
-        param: "mask",
-      });
-    }
-    checkEditFields(request, { image: false, mask: false });
-    return {
-      request,
-      ratioGiven: body.ratio !== undefined,
-      strength: request.strength ?? DEFAULT_EDIT_STRENGTH,
-      uses12: FIELDS_ADDED_IN_1_2.some((f) => body[f] !== undefined),
-      release: () => undefined,
-    };
+/** A JSON generate request: text input, or an image from the library by image_id. */
+export async function parseGenerateJson(req: Request): Promise<GenerateSubmission> {
+  const body = await readJsonObject(req);
+  const request = validateGenerate(body);
+  // A mask is a file: JSON can name a library image, but cannot carry a mask.
+  if (body.mask !== undefined) {
+    throw new ApiError("invalid_mask", "Send the mask as a file in multipart/form-data, with image or image_id.", {
+      param: "mask",
+    });
   }
-  const upload = await readUpload(req, maxBytes, budget, "image+mask");
+  checkEditFields(request, { image: false, mask: false });
+  return {
+    request,
+    ratioGiven: body.ratio !== undefined,
+    strength: request.strength ?? DEFAULT_EDIT_STRENGTH,
+    uses12: FIELDS_ADDED_IN_1_2.some((f) => body[f] !== undefined),
+    release: () => undefined,
+  };
+}
+
+/** A multipart generate request, already read; on a bad field it gives the upload's bytes back and throws. */
+export function parseGenerateForm(upload: Upload): GenerateSubmission {
   try {
     if (upload.imageWasText) {
       throw new ApiError("invalid_image", "The image field must be a file upload.", { param: "image" });

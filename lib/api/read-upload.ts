@@ -1,9 +1,11 @@
-// Streams a multipart upload through busboy, within the in-flight byte budget, enforcing every cap as it arrives.
+// Streams a multipart upload through busboy, enforcing every cap as it arrives: the caller's share of the in-flight
+// byte budget (counted as bytes arrive), the size limits, and the idle and total deadlines on the body.
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebStream } from "node:stream/web";
 import Busboy from "busboy";
+import type { Caller } from "@/lib/auth/types";
 import { ApiError } from "@/lib/schemas/api-error";
-import type { ByteBudget } from "@/lib/work/byte-budget";
+import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 
 export type Upload = {
   /** Bytes of the `image` file part, if one was sent as a file. */
@@ -21,11 +23,18 @@ export type Upload = {
   release: () => void;
 };
 
+/** A multipart request whose shape checked out and whose body is not read yet (see checkUpload). */
+export type PendingUpload = {
+  /**
+   * Reads the body for `caller` through `gate`: 429 when the caller sends too many uploads at once or they hold
+   * more than its share, 503 when the budget is full, 408 when the body stalls or takes too long.
+   */
+  read(gate: UploadGate, caller: Pick<Caller, "identity" | "plan">): Promise<Upload>;
+};
+
 const MAX_FIELD_BYTES = 1024;
 // OpenAI's edits take prompts of up to 4,000 characters: 16 KB of UTF-8 at most.
 const MAX_OPENAI_FIELD_BYTES = 16 * 1024;
-// Room for multipart boundaries and the small text fields on top of the file itself.
-const ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * The file parts an endpoint reads: enhance takes an image; generate an image and its mask; OpenAI's edits up to
@@ -39,12 +48,11 @@ export const MAX_UPLOAD_IMAGES = 4;
 /** How many files of at most the per-file limit the body may hold, by what the endpoint reads. */
 const FILES_IN_BODY: Record<UploadFiles, number> = { image: 1, "image+mask": 2, "images+mask": MAX_UPLOAD_IMAGES + 1 };
 
-export async function readUpload(
-  req: Request,
-  maxFileBytes: number,
-  budget: ByteBudget,
-  files: UploadFiles = "image",
-): Promise<Upload> {
+/**
+ * Checks what needs no body (a multipart type, the declared size): 400 or 413 now, before the caller's quota is
+ * looked at. Nothing is read until `read`, so a route can refuse a caller with nothing left first.
+ */
+export function checkUpload(req: Request, maxFileBytes: number, files: UploadFiles = "image"): PendingUpload {
   const type = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
     throw new ApiError("invalid_request", "Send the image as multipart/form-data.");
@@ -52,10 +60,11 @@ export async function readUpload(
   const takesMask = files !== "image";
   const severalImages = files === "images+mask";
   // Each file may reach the limit; the body holds them all.
-  const maxBody = maxFileBytes * FILES_IN_BODY[files] + ENVELOPE_BYTES;
+  const maxBody = maxFileBytes * FILES_IN_BODY[files] + MULTIPART_ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBody) throw tooLarge(maxFileBytes);
-  if (!req.body) throw new ApiError("invalid_image", "The image field is missing.");
+  const body = req.body;
+  if (!body) throw new ApiError("invalid_image", "The image field is missing.");
 
   let parser: Busboy.Busboy;
   try {
@@ -72,12 +81,41 @@ export async function readUpload(
   } catch {
     throw new ApiError("invalid_request", "The multipart body is malformed.");
   }
+  return {
+    read: (gate, caller) => {
+      const slot = gate.open(caller);
+      const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
+      return parse(source, parser, slot, { maxBody, maxFileBytes, takesMask, severalImages, gate });
+    },
+  };
+}
 
-  // A chunked body declares nothing, so it reserves the most it may grow to.
-  const release = budget.reserve(Number.isFinite(declared) && declared >= 0 ? declared : maxBody);
-  const source = Readable.fromWeb(req.body as unknown as NodeWebStream<Uint8Array>);
+/** checkUpload and read at once, for a route that looks at no quota between them. */
+export function readUpload(
+  req: Request,
+  maxFileBytes: number,
+  gate: UploadGate,
+  caller: Pick<Caller, "identity" | "plan">,
+  files: UploadFiles = "image",
+): Promise<Upload> {
+  return checkUpload(req, maxFileBytes, files).read(gate, caller);
+}
+
+type Limits = {
+  maxBody: number;
+  maxFileBytes: number;
+  takesMask: boolean;
+  /** OpenAI's edits: up to MAX_UPLOAD_IMAGES images, as image or image[]. */
+  severalImages: boolean;
+  gate: UploadGate;
+};
+
+async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, limits: Limits): Promise<Upload> {
+  const { maxBody, maxFileBytes, takesMask, severalImages, gate } = limits;
+  let idle: NodeJS.Timeout | undefined;
+  let total: NodeJS.Timeout | undefined;
   try {
-    return await new Promise<Upload>((resolve, reject) => {
+    const upload = await new Promise<Upload>((resolve, reject) => {
       const result: Upload = {
         image: null,
         imageWasText: false,
@@ -85,23 +123,39 @@ export async function readUpload(
         mask: null,
         maskWasText: false,
         fields: {},
-        release,
+        release: slot.release,
       };
       let failed = false;
       let received = 0;
       const claimed = new Set<"image" | "mask">();
-      const fail = (err: ApiError) => {
+      const fail = (err: unknown) => {
         if (failed) return;
         failed = true;
         source.unpipe(parser);
         source.destroy();
         reject(err);
       };
+      const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+      idle = setTimeout(
+        () => fail(new ApiError("request_timeout", `The upload made no progress for ${seconds(gate.idleTimeoutMs)}.`)),
+        gate.idleTimeoutMs,
+      );
+      total = setTimeout(
+        () => fail(new ApiError("request_timeout", `The upload took longer than ${seconds(gate.timeoutMs)}.`)),
+        gate.timeoutMs,
+      );
 
-      // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too.
+      // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too. Bytes
+      // are reserved as they arrive, so a body that is only declared holds nothing.
       source.on("data", (chunk: Buffer) => {
+        idle?.refresh();
         received += chunk.length;
-        if (received > maxBody) fail(tooLarge(maxFileBytes));
+        if (received > maxBody) return fail(tooLarge(maxFileBytes));
+        try {
+          slot.grow(chunk.length);
+        } catch (err) {
+          fail(err);
+        }
       });
       parser.on("file", (field, stream) => {
         const name = severalImages && field === "image[]" ? "image" : field;
@@ -144,9 +198,14 @@ export async function readUpload(
       source.on("error", () => fail(new ApiError("invalid_request", "The upload was interrupted.")));
       source.pipe(parser);
     });
+    slot.arrived();
+    return upload;
   } catch (err) {
-    release();
+    slot.release();
     throw err;
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(total);
   }
 }
 

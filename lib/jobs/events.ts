@@ -19,7 +19,13 @@ function terminalEvent(job: JobRecord): string {
 const progressEvent = (job: JobRecord) => event("progress", { status: job.status, progress: job.progress });
 const stateOf = (job: JobRecord) => JSON.stringify([job.status, job.progress]);
 
-export function jobEvents(watcher: JobWatcher, first: JobRecord, signal: AbortSignal): ReadableStream<Uint8Array> {
+/** The job's events until it finishes, the client leaves or `signal` aborts; `onClose` runs once, when it ends. */
+export function jobEvents(
+  watcher: JobWatcher,
+  first: JobRecord,
+  signal: AbortSignal,
+  onClose: () => void = () => undefined,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let stop = () => {};
   return new ReadableStream<Uint8Array>({
@@ -35,6 +41,7 @@ export function jobEvents(watcher: JobWatcher, first: JobRecord, signal: AbortSi
       const close = () => {
         if (closed) return;
         closed = true;
+        onClose();
         unwatch();
         clearInterval(heartbeat);
         signal.removeEventListener("abort", close);

@@ -60,6 +60,26 @@ export class Quota {
     });
   }
 
+  /**
+   * Refuses with the 429 `take` would give when any charge has fewer than `units` left, taking nothing: a caller with
+   * nothing left is turned away before it sends an upload. A store that cannot answer leaves it to `take`.
+   */
+  async assertLeft(units = 1): Promise<void> {
+    let found: Usage[];
+    try {
+      found = await Promise.all(this.charges.map((c) => this.store.peek(c.bucket, c.identity)));
+    } catch (err) {
+      if (err instanceof StoreUnavailable) return;
+      throw err;
+    }
+    this.current = found[0];
+    const spent = this.charges.findIndex((_, i) => found[i].remaining < units);
+    if (spent === -1) return;
+    const usage = found[spent];
+    const windowStart = usage.resetMs - this.charges[spent].bucket.windowMs;
+    throw this.charges[spent].refusal({ ...usage, ok: false, windowStart });
+  }
+
   /** Gives back `units` of the units taken (images that failed while others were made). */
   async giveBack(units: number): Promise<Usage> {
     if (units > 0) await this.refund(this.taken.length - units * this.charges.length);

@@ -13,6 +13,7 @@ import {
   QueueFull,
   StorageUnavailable,
   StoreUnavailable,
+  TooManyAtOnce,
   UnsupportedInput,
   WorkAborted,
 } from "@/lib/errors";
@@ -67,6 +68,7 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   if (err instanceof NotFound) return new ApiError("not_found", err.message);
   if (err instanceof Conflict) return new ApiError("conflict", err.message);
   if (err instanceof QueueFull) return new ApiError("busy", err.message, { retryAfter: err.retryAfterS });
+  if (err instanceof TooManyAtOnce) return new ApiError("rate_limited", err.message, { retryAfter: err.retryAfterS });
   if (err instanceof ChainExhausted) {
     if (!err.allAtCapacity) return new ApiError("generation_failed");
     return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", {

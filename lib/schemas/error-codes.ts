@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   invalid_mask: { status: 400, message: "The mask must be a PNG, JPEG or WebP image sent with an image." },
   unsupported_input: { status: 400, message: "This model has no configured route that takes this input." },
   image_too_large: { status: 413, message: "The image is too large." },
+  request_timeout: { status: 408, message: "The upload stalled or took too long. Please send it again." },
   unauthorized: { status: 401, message: "A valid API key is required." },
   content_filtered: {
     status: 422,

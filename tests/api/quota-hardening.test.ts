@@ -132,16 +132,17 @@ describe("quota before cost", () => {
     const { body, contentType } = await multipart({
       image: { data: await noisyPngOf(420, 420), type: "image/png" },
     });
-    // Three uploads that declare their size and then stall hold most of the 2 MiB budget.
+    // Three uploads that send all but their last bytes and then stall hold most of the 2 MiB budget: bytes count
+    // as they arrive, so what is only declared would hold nothing.
     const stalled = ["127.0.9.20", "127.0.9.21", "127.0.9.22"].map((from) => {
       const r = openRequest("/api/enhance", {
         from,
         headers: { ...BROWSER, "Content-Type": contentType, "Content-Length": String(body.length) },
       });
-      r.req.write(body.subarray(0, 1000));
+      r.req.write(body.subarray(0, body.length - 1000));
       return r;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 1000));
     const refused = await call(app.url, "/api/enhance", {
       method: "POST",
       from: "127.0.9.23",

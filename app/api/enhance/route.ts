@@ -2,6 +2,8 @@
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
+import { checkUpload } from "@/lib/api/read-upload";
+import { refuseSpentCaller } from "@/lib/api/refuse-spent";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
@@ -15,7 +17,9 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
-  const upload = await parseEnhance(req, svc.config.upload.maxBytes, svc.uploads);
+  const form = checkUpload(req, svc.config.upload.maxBytes);
+  await refuseSpentCaller(req, quota);
+  const upload = parseEnhance(await form.read(svc.uploads, caller));
   let heldByJob = false;
   quota.note({ model: upload.model });
   try {

@@ -9,7 +9,9 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi(OPENAI_POLICIES.images, async (ctx) => {
-  const request = await parseEdits(ctx.req, ctx.svc.config.upload.maxBytes, ctx.svc.uploads);
+  const { req, svc, caller, quota } = ctx;
+  // The shape, then the caller's quota, then the body (within the caller's upload share and deadlines).
+  const request = await parseEdits(req, { maxBytes: svc.config.upload.maxBytes, gate: svc.uploads, caller, quota });
   return runImages(ctx, request);
 });
 

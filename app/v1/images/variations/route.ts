@@ -9,7 +9,14 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi(OPENAI_POLICIES.images, async (ctx) => {
-  const request = await parseVariations(ctx.req, ctx.svc.config.upload.maxBytes, ctx.svc.uploads);
+  const { req, svc, caller, quota } = ctx;
+  // The shape, then the caller's quota, then the body (within the caller's upload share and deadlines).
+  const request = await parseVariations(req, {
+    maxBytes: svc.config.upload.maxBytes,
+    gate: svc.uploads,
+    caller,
+    quota,
+  });
   return runImages(ctx, request);
 });
 

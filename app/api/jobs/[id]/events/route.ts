@@ -17,7 +17,9 @@ export async function GET(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
   return withApi(JOB_READ, async ({ caller, svc, signal }) => {
     const job = await findOwnJob(svc, caller, id);
-    return new Response(jobEvents(svc.jobWatch, job, signal), {
+    // Capped per caller and per job (429 past it); the slot frees when the stream ends, however it ends.
+    const close = svc.streams.open(caller.identity, job.id);
+    return new Response(jobEvents(svc.jobWatch, job, signal, close), {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
         "Cache-Control": "no-store, no-transform",
