@@ -1,4 +1,5 @@
-// Per-request CSP nonce and security headers for pages; API, CDN and static routes bypass it so uploads stream.
+// Per-request CSP nonce and security headers for pages; API (/api, /v1), CDN and static routes bypass it so uploads
+// stream.
 import { type NextRequest, NextResponse } from "next/server";
 
 function originOf(raw: string | undefined): string | null {
@@ -69,5 +70,5 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  matcher: ["/((?!api/|api$|metrics$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
+  matcher: ["/((?!api/|api$|v1/|v1$|metrics$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
 };

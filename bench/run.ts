@@ -25,6 +25,7 @@ import {
   serveReference,
   type Table,
 } from "./neural";
+import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
@@ -96,6 +97,11 @@ async function mainOpsOnly() {
 /** `npm run bench -- --image-input-only`: just what an image input and extra images cost on the path. */
 async function mainImageInputOnly() {
   printTable(await benchImageInput());
+}
+
+/** `npm run bench -- --openai-only`: just what the OpenAI-compatible /v1 shape costs over /api. */
+async function mainOpenAIOnly() {
+  printTable(await benchOpenAI());
 }
 
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
@@ -284,6 +290,8 @@ async function main() {
   neuralTables.push(await benchAgainstBaseline(rounds));
   // 11. Webhook fairness: another key's webhook, idle and while one key's 48 hang on a receiver that never answers.
   neuralTables.push(await benchWebhooks());
+  // 12. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
+  neuralTables.push(await benchOpenAI());
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -305,6 +313,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--baseline-only", mainBaselineOnly],
   ["--upload-attack-only", mainUploadAttackOnly],
   ["--webhooks-only", mainWebhooksOnly],
+  ["--openai-only", mainOpenAIOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 run().catch((err) => {

@@ -15,6 +15,16 @@ import {
   imageListResponseSchema,
 } from "@/lib/schemas/images";
 import { jobAcceptedSchema, jobSchema } from "@/lib/schemas/jobs";
+import {
+  OPENAI_ANSWERS,
+  openaiEditsMultipartSchema,
+  openaiErrorSchema,
+  openaiGenerationsSchema,
+  openaiImagesResponseSchema,
+  openaiModelListSchema,
+  openaiModelSchema,
+  openaiVariationsMultipartSchema,
+} from "@/lib/schemas/openai";
 import { API_REVISION, API_VERSION, statusResponseSchema } from "@/lib/schemas/status";
 import { waitlistRequestSchema, waitlistResponseSchema } from "@/lib/schemas/waitlist";
 
@@ -50,8 +60,10 @@ export type Endpoint = {
   curl: (origin: string) => string;
   /** The docs page's anchor, when the path alone is not unique (several methods, path parameters). */
   anchor?: string;
-  /** Described on the docs page in a section of its own (the Pro self-view), not as a generic endpoint. */
-  section?: "account";
+  /** Described on the docs page in a section of its own (the Pro self-view, /v1), not as a generic endpoint. */
+  section?: "account" | "openai";
+  /** The OpenAI-compatible routes answer errors in OpenAI's body, with its statuses. */
+  errorBody?: "openai";
 };
 
 export function anchorOf(ep: Endpoint): string {
@@ -87,6 +99,112 @@ const JOB_ID_PARAMETER: NonNullable<Endpoint["parameters"]>[number] = {
 };
 
 const KEY = '-H "Authorization: Bearer $DARKROOM_API_KEY"';
+
+const OPENAI_IMAGE_ERRORS: ErrorCode[] = [
+  "invalid_request",
+  "invalid_prompt",
+  "invalid_model",
+  "invalid_n",
+  "invalid_style",
+  "invalid_seed",
+  "invalid_negative_prompt",
+  "invalid_output_format",
+  "unsupported_input",
+  "idempotency_in_progress",
+  "idempotency_mismatch",
+  "unauthorized",
+  "content_filtered",
+  "rate_limited",
+  "busy",
+  "generation_failed",
+  "server_error",
+];
+const OPENAI_UPLOAD_ERRORS: ErrorCode[] = ["invalid_image", "invalid_mask", "invalid_strength", "image_too_large"];
+const IDEMPOTENCY_PARAMETER = { ...ASYNC_PARAMETERS[1], in: "header" as const };
+
+/** The OpenAI-compatible API (docs/openai-compatible.md): OpenAI's shapes over the same pipeline as /api. */
+const OPENAI_ENDPOINTS: Endpoint[] = [
+  {
+    method: "post",
+    path: "/v1/images/generations",
+    section: "openai",
+    errorBody: "openai",
+    summary: "OpenAI-compatible: generate images",
+    description:
+      "OpenAI's Images API: `size` maps to the nearest ratio, `response_format` b64_json (default) or url, `stream` answers server-sent events (`image_generation.partial_image`, `image_generation.completed`). One unit per image from the key's daily quota, shared with /api/generate. Errors in OpenAI's body; a filtered prompt is 400 `moderation_blocked`.",
+    auth: "key",
+    parameters: [IDEMPOTENCY_PARAMETER],
+    request: {
+      contentType: "application/json",
+      schema: openaiGenerationsSchema,
+      example: { model: "alpha-schnell", prompt: "a lighthouse at dusk", size: "1536x1024" },
+    },
+    response: openaiImagesResponseSchema,
+    errors: OPENAI_IMAGE_ERRORS,
+    curl: (o) =>
+      `curl -X POST ${o}/v1/images/generations \\\n  ${KEY} \\\n  -H "Content-Type: application/json" \\\n  -d '{"model":"alpha-schnell","prompt":"a lighthouse at dusk"}'`,
+  },
+  {
+    method: "post",
+    path: "/v1/images/edits",
+    section: "openai",
+    errorBody: "openai",
+    summary: "OpenAI-compatible: edit an image",
+    description:
+      "multipart/form-data: `image` (or up to 4 as `image`/`image[]`; the first is edited), an optional `mask` (transparent = change), `prompt` and the generation fields; `strength` as an extension. Streams `image_edit.*` events with `stream`.",
+    auth: "key",
+    parameters: [IDEMPOTENCY_PARAMETER],
+    request: { contentType: "multipart/form-data", schema: openaiEditsMultipartSchema },
+    response: openaiImagesResponseSchema,
+    errors: [...OPENAI_IMAGE_ERRORS, ...OPENAI_UPLOAD_ERRORS],
+    curl: (o) =>
+      `curl -X POST ${o}/v1/images/edits \\\n  ${KEY} \\\n  -F "image=@photo.png" \\\n  -F "mask=@mask.png" \\\n  -F "prompt=a red barn"`,
+  },
+  {
+    method: "post",
+    path: "/v1/images/variations",
+    section: "openai",
+    errorBody: "openai",
+    summary: "OpenAI-compatible: variations of an image",
+    description:
+      "multipart/form-data: `image`, `n`, `size`, `response_format`, `model`. Image to image at strength 0.5 with a fresh seed each.",
+    auth: "key",
+    parameters: [IDEMPOTENCY_PARAMETER],
+    request: { contentType: "multipart/form-data", schema: openaiVariationsMultipartSchema },
+    response: openaiImagesResponseSchema,
+    errors: [...OPENAI_IMAGE_ERRORS, ...OPENAI_UPLOAD_ERRORS],
+    curl: (o) => `curl -X POST ${o}/v1/images/variations \\\n  ${KEY} \\\n  -F "image=@photo.png" \\\n  -F "n=2"`,
+  },
+  {
+    method: "get",
+    path: "/v1/models",
+    section: "openai",
+    errorBody: "openai",
+    summary: "OpenAI-compatible: the models",
+    description:
+      "The four Darkroom models in OpenAI's list shape. Uses no daily quota; counts on the 60-per-minute status guard.",
+    auth: "key",
+    response: openaiModelListSchema,
+    errors: ["unauthorized", "rate_limited", "server_error"],
+    curl: (o) => `curl ${o}/v1/models \\\n  ${KEY}`,
+  },
+  {
+    method: "get",
+    path: "/v1/models/{id}",
+    anchor: "v1-models-get",
+    section: "openai",
+    errorBody: "openai",
+    summary: "OpenAI-compatible: one model",
+    description: "One Darkroom model; 404 `not_found` for any other id.",
+    auth: "key",
+    parameters: [
+      { name: "id", in: "path", required: true, description: "A Darkroom model name.", schema: { type: "string" } },
+    ],
+    response: openaiModelSchema,
+    errors: ["unauthorized", "not_found", "rate_limited", "server_error"],
+    curl: (o) => `curl ${o}/v1/models/alpha-pro \\\n  ${KEY}`,
+  },
+];
 
 export const ENDPOINTS: Endpoint[] = [
   {
@@ -314,6 +432,7 @@ export const ENDPOINTS: Endpoint[] = [
     curl: (o) =>
       `curl -X POST ${o}/api/waitlist \\\n  -H "Content-Type: application/json" \\\n  -d '{"email":"ada@example.com","use_case":"Product shots for my shop"}'`,
   },
+  ...OPENAI_ENDPOINTS,
 ];
 
 export const RATE_LIMIT_HEADERS = [
@@ -377,18 +496,20 @@ const SECURITY: Record<Endpoint["auth"], JsonSchema[]> = {
 
 /** "generate", "status", …; "listImages" and "deleteImage" for the library. */
 function operationIdOf(ep: Endpoint): string {
+  if (ep.path.startsWith("/v1/")) return `openai-${ep.method}-${ep.path.slice(4).replace(/[{}]/g, "")}`;
   if (ep.path === "/api/images") return "listImages";
   if (ep.path === "/api/images/{id}") return "deleteImage";
   return `${ep.method}-${ep.path.replace("/api/", "").replace(/[{}]/g, "")}`;
 }
 
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CODES[code].status;
+export function statusOf(code: ErrorCode, body: Endpoint["errorBody"] = undefined): number {
+  return (body === "openai" && OPENAI_ANSWERS[code]?.status) || ERROR_CODES[code].status;
 }
 
 export function buildOpenApi(origin: string): JsonSchema {
   const schemas: Record<string, JsonSchema> = {};
   const errorRef = toComponent(errorBodySchema, "output", schemas);
+  const openaiErrorRef = toComponent(openaiErrorSchema, "output", schemas);
   const headers = Object.fromEntries(
     RATE_LIMIT_HEADERS.map((h) => [h.name, { description: h.description, schema: h.schema }]),
   );
@@ -425,12 +546,15 @@ export function buildOpenApi(origin: string): JsonSchema {
       };
     }
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of ep.errors) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+    for (const code of ep.errors) {
+      const status = statusOf(code, ep.errorBody);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
     for (const [status, codes] of byStatus) {
       responses[String(status)] = {
-        description: `Error: ${codes.join(", ")}.`,
+        description: `Error: ${codes.map((c) => (ep.errorBody === "openai" && OPENAI_ANSWERS[c]?.code) || c).join(", ")}.`,
         headers: refsFor(status),
-        content: { "application/json": { schema: errorRef } },
+        content: { "application/json": { schema: ep.errorBody === "openai" ? openaiErrorRef : errorRef } },
       };
     }
     const operation: JsonSchema = {

@@ -8,6 +8,7 @@ import { CodeBlock } from "@/components/docs/code-block";
 import { EndpointSection } from "@/components/docs/endpoint-section";
 import { GuidesSection } from "@/components/docs/guides-section";
 import { ImageInputSection } from "@/components/docs/image-input-section";
+import { OpenAISection } from "@/components/docs/openai-section";
 import { ErrorsTable, HeadersTable, LimitsTable } from "@/components/docs/reference-tables";
 import { textLink } from "@/components/ui/styles";
 import { anchorOf, buildOpenApi, ENDPOINTS } from "@/lib/openapi";
@@ -22,6 +23,7 @@ const TOC = [
   ...ENDPOINTS.filter((e) => !e.section).map((e) => [anchorOf(e), `${e.method.toUpperCase()} ${e.path}`]),
   ["image-input", "Image input"],
   ["async", "Async jobs and webhooks"],
+  ["openai", "OpenAI-compatible API"],
   ["models", "Models"],
   ["enhance-modes", "Enhance modes"],
   ["account", "Your account and usage"],
@@ -112,6 +114,8 @@ export default async function DocsPage() {
         <ImageInputSection origin={origin} />
 
         <AsyncSection origin={origin} />
+
+        <OpenAISection origin={origin} />
 
         <section aria-labelledby="models-h" id="models" className="scroll-mt-6 space-y-3">
           <h2 id="models-h" className="text-xl font-semibold">

@@ -47,7 +47,7 @@ function messageFor(code: keyof typeof ERROR_CODES): string {
 
 /** Form fields arrive as text; the numeric ones become numbers when they are plainly numbers, else stay text to fail. */
 const NUMERIC_FIELDS = new Set(["seed", "n", "output_quality", "strength"]);
-const NUMBER_TEXT = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+export const NUMBER_TEXT = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 export function formToBody(fields: Record<string, string>): Record<string, unknown> {
   return Object.fromEntries(

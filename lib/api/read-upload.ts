@@ -12,6 +12,8 @@ export type Upload = {
   image: Buffer | null;
   /** True when `image` was sent as a plain text field instead of a file. */
   imageWasText: boolean;
+  /** How many image files came (`image` and `image[]` together, for the endpoints that take several). */
+  imageCount: number;
   /** Bytes of the `mask` file part, when the endpoint takes one and it was sent as a file. */
   mask: Buffer | null;
   /** True when `mask` was sent as a plain text field instead of a file. */
@@ -31,9 +33,20 @@ export type PendingUpload = {
 };
 
 const MAX_FIELD_BYTES = 1024;
+// OpenAI's edits take prompts of up to 4,000 characters: 16 KB of UTF-8 at most.
+const MAX_OPENAI_FIELD_BYTES = 16 * 1024;
 
-/** The file parts an endpoint reads: enhance takes an image; generate an image and its mask. */
-export type UploadFiles = "image" | "image+mask";
+/**
+ * The file parts an endpoint reads: enhance takes an image; generate an image and its mask; OpenAI's edits up to
+ * four images, as `image` or `image[]` (clients send arrays either way), and a mask. Only the first image is kept.
+ */
+export type UploadFiles = "image" | "image+mask" | "images+mask";
+
+/** The most image files an "images+mask" upload may carry. */
+export const MAX_UPLOAD_IMAGES = 4;
+
+/** How many files of at most the per-file limit the body may hold, by what the endpoint reads. */
+const FILES_IN_BODY: Record<UploadFiles, number> = { image: 1, "image+mask": 2, "images+mask": MAX_UPLOAD_IMAGES + 1 };
 
 /**
  * Checks what needs no body (a multipart type, the declared size): 400 or 413 now, before the caller's quota is
@@ -44,9 +57,10 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   if (!/^multipart\/form-data\s*;/i.test(type) || !/boundary=/i.test(type)) {
     throw new ApiError("invalid_request", "Send the image as multipart/form-data.");
   }
-  const takesMask = files === "image+mask";
-  // Each file may reach the limit; the body holds them both.
-  const maxBody = maxFileBytes * (takesMask ? 2 : 1) + MULTIPART_ENVELOPE_BYTES;
+  const takesMask = files !== "image";
+  const severalImages = files === "images+mask";
+  // Each file may reach the limit; the body holds them all.
+  const maxBody = maxFileBytes * FILES_IN_BODY[files] + MULTIPART_ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBody) throw tooLarge(maxFileBytes);
   const body = req.body;
@@ -56,7 +70,13 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   try {
     parser = Busboy({
       headers: { "content-type": type },
-      limits: { files: 4, fileSize: maxFileBytes, fields: 16, fieldSize: MAX_FIELD_BYTES, parts: 24 },
+      limits: {
+        files: severalImages ? MAX_UPLOAD_IMAGES + 3 : 4,
+        fileSize: maxFileBytes,
+        fields: 16,
+        fieldSize: severalImages ? MAX_OPENAI_FIELD_BYTES : MAX_FIELD_BYTES,
+        parts: 24,
+      },
     });
   } catch {
     throw new ApiError("invalid_request", "The multipart body is malformed.");
@@ -65,7 +85,7 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
     read: (gate, caller) => {
       const slot = gate.open(caller);
       const source = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>);
-      return parse(source, parser, slot, { maxBody, maxFileBytes, takesMask, gate });
+      return parse(source, parser, slot, { maxBody, maxFileBytes, takesMask, severalImages, gate });
     },
   };
 }
@@ -81,10 +101,17 @@ export function readUpload(
   return checkUpload(req, maxFileBytes, files).read(gate, caller);
 }
 
-type Limits = { maxBody: number; maxFileBytes: number; takesMask: boolean; gate: UploadGate };
+type Limits = {
+  maxBody: number;
+  maxFileBytes: number;
+  takesMask: boolean;
+  /** OpenAI's edits: up to MAX_UPLOAD_IMAGES images, as image or image[]. */
+  severalImages: boolean;
+  gate: UploadGate;
+};
 
 async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, limits: Limits): Promise<Upload> {
-  const { maxBody, maxFileBytes, takesMask, gate } = limits;
+  const { maxBody, maxFileBytes, takesMask, severalImages, gate } = limits;
   let idle: NodeJS.Timeout | undefined;
   let total: NodeJS.Timeout | undefined;
   try {
@@ -92,6 +119,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
       const result: Upload = {
         image: null,
         imageWasText: false,
+        imageCount: 0,
         mask: null,
         maskWasText: false,
         fields: {},
@@ -99,6 +127,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
       };
       let failed = false;
       let received = 0;
+      const claimed = new Set<"image" | "mask">();
       const fail = (err: unknown) => {
         if (failed) return;
         failed = true;
@@ -128,12 +157,19 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
           fail(err);
         }
       });
-      parser.on("file", (name, stream) => {
+      parser.on("file", (field, stream) => {
+        const name = severalImages && field === "image[]" ? "image" : field;
+        if (name === "image") result.imageCount++;
+        if (severalImages && name === "image" && result.imageCount > MAX_UPLOAD_IMAGES) {
+          return fail(new ApiError("invalid_image", `Send at most ${MAX_UPLOAD_IMAGES} images.`, { param: "image" }));
+        }
         const part = name === "image" || (takesMask && name === "mask") ? name : null;
-        if (!part || result[part]) {
+        // The first part of each name counts: a later one may start before the first one's stream has ended.
+        if (!part || claimed.has(part)) {
           stream.resume();
           return;
         }
+        claimed.add(part);
         const chunks: Buffer[] = [];
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("limit", () =>
@@ -149,7 +185,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
       });
       parser.on("field", (name, value, info) => {
         if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
-        if (name === "image") result.imageWasText = true;
+        if (name === "image" || (severalImages && name === "image[]")) result.imageWasText = true;
         else if (takesMask && name === "mask") result.maskWasText = true;
         else if (!(name in result.fields)) result.fields[name] = value;
       });

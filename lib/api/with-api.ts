@@ -13,6 +13,7 @@ import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
 import { usageRecorderFor } from "@/lib/usage/recording";
+import { keepAlive } from "./async";
 import { enforceCallGuard } from "./call-guard";
 import { rateLimitHeaders } from "./headers";
 
@@ -31,8 +32,33 @@ export type RouteContext = {
   idempotency: Idempotency;
 };
 
-/** A 200 JSON body (an object, or JSON text already serialised), or a whole Response for other statuses. */
-export type RouteResult = Record<string, unknown> | string | Response;
+/**
+ * An answer written while its work runs (an event stream). The wrapper sends its headers at once and settles the
+ * request when `settled` does: with the text to keep for Idempotency-Key replays once the work succeeded, or with
+ * the error that ended it (the quota gives the units back as for any failed request, and the key is freed).
+ */
+export class StreamedAnswer {
+  constructor(
+    readonly response: Response,
+    readonly settled: Promise<{ replay: string } | { error: unknown }>,
+  ) {}
+}
+
+/** A 200 JSON body (an object, or JSON text already serialised), a whole Response for other statuses, or a stream. */
+export type RouteResult = Record<string, unknown> | string | Response | StreamedAnswer;
+
+/**
+ * How a family of routes writes the envelope of its answers: the contract's (the default), or another API's that
+ * Darkroom also speaks (OpenAI's for /v1). The work, quota and headers of the contract stay the same.
+ */
+export type Dialect = {
+  /** The error answer, with the contract's headers (see `respond`). */
+  errorResponse: (err: ApiError, requestId: string, usage: Usage) => Response;
+  /** Headers added to every answer beside the contract's. */
+  headers: (usage: Usage) => Record<string, string>;
+};
+
+const CONTRACT_DIALECT: Dialect = { errorResponse, headers: () => ({}) };
 
 /** A route's access policy, declared where the route is: the wrapper applies it before the handler runs. */
 export type ApiPolicy = {
@@ -47,6 +73,11 @@ export type ApiPolicy = {
    * @default ["key", "browser"]
    */
   accepts?: readonly (Credential | "anyone")[];
+  /**
+   * The envelope of the answers.
+   * @default the contract's
+   */
+  dialect?: Dialect;
 };
 
 const POLICIES: Record<Endpoint | "waitlist", ApiPolicy> = {
@@ -81,6 +112,7 @@ export function withApi(
 ): (req: Request) => Promise<Response> {
   const policy = typeof declared === "string" ? POLICIES[declared] : declared;
   const endpoint = policy.quota;
+  const dialect = policy.dialect ?? CONTRACT_DIALECT;
   return async (req) => {
     const requestId = newRequestId();
     let quota: Quota | undefined;
@@ -124,10 +156,17 @@ export function withApi(
           return originOf(req);
         },
       });
+      if (result instanceof StreamedAnswer) {
+        const settling = settleStream(result, { requestId, quota, idempotency, recordUsage });
+        keepAlive(settling);
+        return withHeaders(result.response, requestId, await quota.usageForHeaders(), dialect);
+      }
       await recordUsage?.(result);
       const usage = await quota.usageForHeaders();
       const response =
-        result instanceof Response ? withHeaders(result, requestId, usage) : respond(200, result, requestId, usage);
+        result instanceof Response
+          ? withHeaders(result, requestId, usage, dialect)
+          : withHeaders(respond(200, result, requestId, usage), requestId, usage, dialect);
       if (response.headers.get("idempotent-replayed") === null) {
         // The work is done and paid for: a store hiccup here only means the key cannot be replayed.
         const claim = idempotency;
@@ -142,9 +181,37 @@ export function withApi(
       await idempotency?.release().catch((e) => toApiError(e, requestId));
       // A repeat refused for its Idempotency-Key is the first request again, counted once already.
       if (!apiError.code.startsWith("idempotency_")) await recordUsage?.(apiError.status);
-      return errorResponse(apiError, requestId, (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage());
+      const usage = (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage();
+      return withHeaders(dialect.errorResponse(apiError, requestId, usage), requestId, usage, dialect);
     }
   };
+}
+
+/** Settles a streamed answer once its work ends, as the wrapper settles any other request when it answers. */
+async function settleStream(
+  answer: StreamedAnswer,
+  request: {
+    requestId: string;
+    quota: Quota;
+    idempotency: Idempotency;
+    recordUsage?: (answer: unknown) => Promise<void>;
+  },
+): Promise<void> {
+  const { requestId, quota, idempotency, recordUsage } = request;
+  const outcome = await answer.settled;
+  if ("error" in outcome) {
+    const apiError = toApiError(outcome.error, requestId);
+    // As for any failed request: a caller who closed the stream after the work started keeps the unit used.
+    await quota.fail().catch((e) => toApiError(e, requestId));
+    await idempotency.release().catch((e) => toApiError(e, requestId));
+    await recordUsage?.(apiError.status);
+    return;
+  }
+  await recordUsage?.(200);
+  const kept = new Response(outcome.replay, {
+    headers: { "Content-Type": answer.response.headers.get("content-type") ?? "" },
+  });
+  await idempotency.complete(kept).catch(() => idempotency.release().catch(() => undefined));
 }
 
 export function newRequestId(): string {
@@ -189,9 +256,10 @@ export function respond(
   return new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers });
 }
 
-function withHeaders(res: Response, requestId: string, usage: Usage): Response {
+function withHeaders(res: Response, requestId: string, usage: Usage, dialect = CONTRACT_DIALECT): Response {
   res.headers.set("X-Request-Id", requestId);
-  for (const [name, value] of Object.entries(rateLimitHeaders(usage))) res.headers.set(name, value);
+  const headers = { ...rateLimitHeaders(usage), ...dialect.headers(usage) };
+  for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
   return res;
 }
 
@@ -214,9 +282,9 @@ export function originOf(req: Request): string {
  * Handlers for the methods an endpoint does not serve: the contract's error body and headers (describing the
  * caller IP's Free generation bucket, as for a 401) instead of the framework's empty 405.
  */
-export function rejectOtherMethods(allowed: string[]) {
+export function rejectOtherMethods(allowed: string[], dialect?: Dialect) {
   // Anyone: a 405 never verifies a key, and reports on the IP's Free bucket.
-  const refuse = withApi({ quota: "status", accepts: ["anyone"] }, async () => {
+  const refuse = withApi({ quota: "status", accepts: ["anyone"], dialect }, async () => {
     throw new ApiError("method_not_allowed", `Use ${allowed.join(" or ")} on this endpoint.`);
   });
   const handler = async (req: Request): Promise<Response> => {

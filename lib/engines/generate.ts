@@ -71,6 +71,8 @@ export type GeneratedResult = {
   /** ISO 8601, or null when kept forever. */
   expiresAt: string | null;
   deleteToken: string;
+  /** The stored file's bytes, in the output format: for answers that carry the image itself. */
+  bytes: Buffer;
 };
 
 /** The images made, in order, and how many failed (their units go back). */
@@ -251,6 +253,7 @@ async function storeOne(
     ai,
     expiresAt: stored.expiresAt,
     deleteToken: stored.deleteToken,
+    bytes,
   };
 }
 

@@ -199,7 +199,7 @@ export async function refundUnits(counters: QuotaCounters, units: HeldUnit[]): P
 
 const resetPhrase = (take: Take) => `It resets at ${new Date(take.resetMs).toISOString()} (midnight UTC).`;
 const rateLimited = (take: Take, message: string) =>
-  new ApiError("rate_limited", message, { retryAfter: secondsUntil(take.resetMs) });
+  new ApiError("rate_limited", message, { retryAfter: secondsUntil(take.resetMs), dailyQuota: true });
 
 /** The charges of a generate or enhance unit for a caller: its own bucket, then the Free plan's caps. */
 export function chargesFor(buckets: Buckets, endpoint: Endpoint, caller: Caller): Charge[] {

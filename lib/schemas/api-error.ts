@@ -32,13 +32,20 @@ export class ApiError extends Error {
   readonly retryAfter?: number;
   /** The one request field a 400 is about, when there is one. */
   readonly param?: string;
+  /** A 429 for a spent daily quota: retrying before `retryAfter` is in vain. */
+  readonly dailyQuota?: boolean;
 
-  constructor(code: ErrorCode, message?: string, opts: { retryAfter?: number; cause?: unknown; param?: string } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { retryAfter?: number; cause?: unknown; param?: string; dailyQuota?: boolean } = {},
+  ) {
     super(message ?? ERROR_CODES[code].message, { cause: opts.cause });
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.retryAfter = opts.retryAfter;
     this.param = opts.param;
+    this.dailyQuota = opts.dailyQuota;
   }
 
   static [Symbol.hasInstance](value: unknown): boolean {

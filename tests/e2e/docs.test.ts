@@ -108,6 +108,11 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
     "/api/status",
     "/api/usage",
     "/api/waitlist",
+    "/v1/images/edits",
+    "/v1/images/generations",
+    "/v1/images/variations",
+    "/v1/models",
+    "/v1/models/{id}",
   ]);
   assert.deepEqual(Object.keys(doc.paths["/api/jobs/{id}"]).sort(), ["delete", "get"]);
   for (const op of [doc.paths["/api/generate"].post, doc.paths["/api/enhance"].post, doc.paths["/api/status"].get]) {
@@ -157,6 +162,20 @@ test("/api/openapi.json is OpenAPI 3.1 and its schemas validate real responses",
   assert.equal(validatorFor(doc, "Account").safeParse(account.json).success, true, account.text);
   assert.equal(validatorFor(doc, "Usage").safeParse(usage.json).success, true, usage.text);
   assert.equal(validatorFor(doc, "Usage").safeParse({ ...usage.json, days: [{ date: "x" }] }).success, false);
+  // The OpenAI-compatible answers, as documented.
+  const v1 = (body: unknown) => ({
+    method: "POST",
+    headers: { ...pro, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const images = await call(app.url, "/v1/images/generations", v1({ prompt: "a paper boat", response_format: "url" }));
+  const models = await call(app.url, "/v1/models", { headers: pro });
+  const refused = await call(app.url, "/v1/images/generations", v1({ prompt: "a paper boat", n: 11 }));
+  const openaiImages = validatorFor(doc, "OpenAIImagesResponse");
+  assert.equal(openaiImages.safeParse(images.json).success, true, images.text);
+  assert.equal(validatorFor(doc, "OpenAIModelList").safeParse(models.json).success, true, models.text);
+  assert.equal(validatorFor(doc, "OpenAIError").safeParse(refused.json).success, true, refused.text);
+  assert.equal(openaiImages.safeParse({ ...images.json, data: "x" }).success, false);
   // The validator is real: it rejects a response missing a documented field or with a wrong type.
   const { url: _url, ...withoutUrl } = real.gen as Json;
   assert.equal(generate.safeParse(withoutUrl).success, false);
@@ -193,6 +212,9 @@ test("pages carry a nonce CSP and security headers; API routes are not touched b
   assert.equal(api.headers()["content-security-policy"], undefined);
   const spec = await page.request.get(`${app.url}/api/openapi.json`);
   assert.equal(spec.headers()["content-security-policy"], undefined);
+  const v1 = await page.request.get(`${app.url}/v1/models`);
+  assert.equal(v1.status(), 401);
+  assert.equal(v1.headers()["content-security-policy"], undefined, "/v1 is an API: the proxy leaves it alone");
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,22 +1,13 @@
 // POST /api/generate – generate images from a prompt (and, in 1.2, from an image and mask), sync or as a job.
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
-import { assertPromptAllowed } from "@/lib/api/filter-prompt";
-import { recordDepsFor } from "@/lib/api/image-records";
+import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/api/generate-flow";
 import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/api/parse-generate";
 import { checkUpload } from "@/lib/api/read-upload";
 import { refuseSpentCaller } from "@/lib/api/refuse-spent";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
-import { inputNeeded } from "@/lib/catalog/route-inputs";
-import {
-  type GeneratedBatch,
-  type GenerateInput,
-  generateImages,
-  type PreparedEdit,
-  prepareEdit,
-} from "@/lib/engines/generate";
+import { type GeneratedBatch, type GenerateInput, generateImages } from "@/lib/engines/generate";
 import { sha256 } from "@/lib/idempotency/idempotency";
-import { findOwnImage, readImageBytes } from "@/lib/images/library";
 import type { Usage } from "@/lib/quota/types";
 import type { GenerateResponse } from "@/lib/schemas/generate";
 
@@ -41,41 +32,25 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
       quality: output_quality ?? DEFAULT_OUTPUT_QUALITY,
     };
     const input: GenerateInput = { ...base, negativePrompt: negative_prompt, n, output };
-    quota.note({ model: input.model });
-    assertPromptAllowed(input);
-    const hasImage = image !== undefined || image_id !== undefined;
-    // Before any quota: a model with no route for the input is refused, and so is someone else's image_id.
-    svc.engines.assertTakes(input.model, inputNeeded({ image: hasImage, mask }));
-    const records = recordDepsFor(svc, caller);
-    const source = image_id === undefined ? undefined : await findOwnImage(image_id, records.owner, records);
+    // Before any quota: the filter, a model with no route for the input, and someone else's image_id.
+    const checked = await checkGenerate(svc, caller, quota, {
+      input,
+      image,
+      mask,
+      imageId: image_id,
+      strength,
+      ratioGiven: submission.ratioGiven,
+    });
     const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
-    const fingerprint = hasImage
+    const fingerprint = checked.hasImage
       ? ["generate", input, image && sha256(image), mask && sha256(mask), image_id, strength, mode]
       : ["generate", input, mode];
     const replay = await idempotency.begin(fingerprint);
     if (replay) return replay;
     const usage = await quota.take(n);
 
-    // Decoding costs CPU and memory, so it comes after the quota; a failure gives the units back.
-    let edit: PreparedEdit | undefined;
-    if (hasImage) {
-      const bytes = image ?? (await readImageBytes(svc.storage, source?.id ?? "", svc.config.upload.maxBytes));
-      edit = await prepareEdit(
-        { image: bytes, mask, strength, sourceImageId: source?.id },
-        { model: input.model, ratio: submission.ratioGiven ? input.ratio : undefined },
-        svc.config.upload.maxPixels,
-        svc.engines,
-      );
-    }
-    const work: GenerateInput = { ...input, edit };
-    const deps = {
-      requestId,
-      origin,
-      engines: svc.engines,
-      storage: svc.storage,
-      queue: svc.queues.generate,
-      ...records,
-    };
+    const work = await prepareWork(svc, checked);
+    const deps = generateDeps(svc, { requestId, origin }, checked.records);
     if (mode.async) {
       const job = await acceptJob(
         svc,
@@ -92,9 +67,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
     }
 
     const batch = await generateImages(work, { ...deps, signal, onStart: quota.markStarted });
-    const settled = await quota.giveBack(batch.failed);
-    quota.note({ engine: batch.images[0].engine, made: batch.images.length, failedImages: batch.failed });
-    return bodyOf(work, batch, settled, uses12);
+    return bodyOf(work, batch, await settleBatch(quota, batch), uses12);
   } finally {
     if (!heldByJob) submission.release();
   }
