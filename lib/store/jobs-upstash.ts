@@ -20,17 +20,24 @@ const ACTIVE_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const CAS_ATTEMPTS = 8;
 
 /**
- * KEYS: job, active set. ARGV: expected version ("0" for a new job), data, ttl ms, lease end or "" when finished,
- * id. A retry of a write that already landed finds its own data one version on, and succeeds again.
+ * The optimistic check both job writes start with: KEYS[1] is the job, ARGV[1] the version expected, ARGV[2] the
+ * data. A retry of a write that already landed finds its own data one version on, and succeeds without writing.
  */
-const WRITE_JOB = `
+const VERSION_GATE_LUA = `
 local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
 local expected = tonumber(ARGV[1])
 if v ~= expected then
   if v == expected + 1 and redis.call("HGET", KEYS[1], "data") == ARGV[2] then return 1 end
   return 0
 end
-redis.call("HSET", KEYS[1], "v", tostring(v + 1), "data", ARGV[2])
+`;
+
+/**
+ * KEYS: job, active set. ARGV: expected version ("0" for a new job), data, ttl ms, lease end or "" when finished,
+ * id. A retry of a write that already landed finds its own data one version on, and succeeds again.
+ */
+const WRITE_JOB = `
+${VERSION_GATE_LUA}redis.call("HSET", KEYS[1], "v", tostring(v + 1), "data", ARGV[2])
 redis.call("PEXPIRE", KEYS[1], ARGV[3])
 if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5]) end
 return 1
@@ -43,13 +50,7 @@ return 1
  * at all. A retry of a write that landed finds its data one version on, delivery included, and writes nothing.
  */
 const WRITE_JOB_WITH_DELIVERY = `
-local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
-local expected = tonumber(ARGV[1])
-if v ~= expected then
-  if v == expected + 1 and redis.call("HGET", KEYS[1], "data") == ARGV[2] then return 1 end
-  return 0
-end
-local dkey, due, meta = KEYS[3], KEYS[4], KEYS[5]
+${VERSION_GATE_LUA}local dkey, due, meta = KEYS[3], KEYS[4], KEYS[5]
 local id, at, metaValue = ARGV[6], ARGV[7], ARGV[8]
 local fields = {unpack(ARGV, 9)}
 ${CHECK_DELIVERY_KEYS_LUA}

@@ -7,7 +7,7 @@ import sharp from "sharp";
 import { type App, createKey, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, generate, multipart, type Reply } from "../helpers/http";
-import { bombPng, pngOf } from "../helpers/images";
+import { bombPng, meanDiff, pngOf } from "../helpers/images";
 
 type Fields = Parameters<typeof multipart>[0];
 const png = (data: Buffer) => ({ data, type: "image/png", name: "image.png" });
@@ -31,19 +31,6 @@ async function halfMask(width: number, height: number, split = 0.5, opts: { alph
 async function rawOf(bytes: Buffer) {
   const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
-}
-
-/** Mean absolute difference per channel over columns [from, to) of two same-size RGB images. */
-function meanDiff(a: Buffer, b: Buffer, width: number, from = 0, to = width): number {
-  let sum = 0;
-  let count = 0;
-  for (let i = 0; i < a.length; i += 3) {
-    const x = (i / 3) % width;
-    if (x < from || x >= to) continue;
-    for (let c = 0; c < 3; c++) sum += Math.abs(a[i + c] - b[i + c]);
-    count += 3;
-  }
-  return sum / count;
 }
 
 export function runImageInputSuite(backend: Backend) {

@@ -12,7 +12,7 @@ import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import { type App, runScript, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { call, multipart } from "../helpers/http";
-import { pngOf } from "../helpers/images";
+import { meanDiff, pngOf } from "../helpers/images";
 
 /** The client's `idempotencyKey` option is sent only by clients that name the header (openai-node leaves it unset). */
 class IdempotentOpenAI extends OpenAI {
@@ -31,19 +31,6 @@ async function openaiMask(width: number, height: number) {
 async function rawOf(bytes: Buffer) {
   const { data, info } = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
-}
-
-/** Mean absolute difference per channel over columns [from, to) of two same-size RGB images. */
-function meanDiff(a: Buffer, b: Buffer, width: number, from: number, to: number): number {
-  let sum = 0;
-  let count = 0;
-  for (let i = 0; i < a.length; i += 3) {
-    const x = (i / 3) % width;
-    if (x < from || x >= to) continue;
-    for (let c = 0; c < 3; c++) sum += Math.abs(a[i + c] - b[i + c]);
-    count += 3;
-  }
-  return sum / count;
 }
 
 export function runOpenAISuite(backend: Backend) {

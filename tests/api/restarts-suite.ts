@@ -250,28 +250,5 @@ export function runRestartsSuite(backend: Backend) {
 
 /** A GET through `agent`, so consecutive calls share one kept-alive connection. */
 function get(base: string, path: string, agent: http.Agent, from: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      new URL(path, base),
-      { agent, headers: BROWSER, localAddress: from, timeout: 10_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const body = Buffer.concat(chunks);
-          const text = body.toString("utf8");
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json });
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`timeout calling ${path}`)));
-    req.on("error", reject);
-    req.end();
-  });
+  return call(base, path, { agent, headers: BROWSER, from, timeoutMs: 10_000 });
 }

@@ -17,6 +17,8 @@ export type CallOptions = {
   /** Source address, e.g. "127.0.0.7". */
   from?: string;
   timeoutMs?: number;
+  /** A keep-alive agent, so consecutive calls share one connection; by default each call has its own. */
+  agent?: http.Agent;
 };
 
 export function call(base: string, path: string, opts: CallOptions = {}): Promise<Reply> {
@@ -28,7 +30,7 @@ export function call(base: string, path: string, opts: CallOptions = {}): Promis
         method: opts.method ?? "GET",
         headers: opts.headers,
         localAddress: opts.from,
-        agent: false,
+        agent: opts.agent ?? false,
         timeout: opts.timeoutMs ?? 60_000,
       },
       (res) => {

@@ -72,3 +72,16 @@ export async function noisyPngOf(width: number, height: number): Promise<Buffer>
     .png({ compressionLevel: 0 })
     .toBuffer();
 }
+
+/** Mean absolute difference per channel over columns [from, to) of two same-size RGB images. */
+export function meanDiff(a: Buffer, b: Buffer, width: number, from = 0, to = width): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < a.length; i += 3) {
+    const x = (i / 3) % width;
+    if (x < from || x >= to) continue;
+    for (let c = 0; c < 3; c++) sum += Math.abs(a[i + c] - b[i + c]);
+    count += 3;
+  }
+  return sum / count;
+}
