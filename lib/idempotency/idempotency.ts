@@ -27,6 +27,8 @@ export interface IdempotencyStore {
    * gets its units).
    */
   claimIdempotencyKey(key: string, claim: NewClaim): Promise<ClaimOutcome>;
+  /** Whether the key has a record: a stored answer or a running claim. */
+  hasIdempotencyKey(key: string): Promise<boolean>;
   /** Extends our running claim's lease and, when given, records the units it holds; false when it is not ours. */
   renewIdempotencyKey(key: string, token: string, leaseMs: number, units?: HeldUnit[]): Promise<boolean>;
   /** Keeps the answer of our claim for `ttlMs`; false when the claim is no longer ours. */
@@ -65,11 +67,8 @@ export class Idempotency {
    * replayed), 409 while the first still runs, 422 when the key was used for a different request.
    */
   async begin(fingerprintParts: unknown[]): Promise<Response | null> {
-    if (this.header === null) return null;
-    if (!IDEMPOTENCY_KEY.test(this.header)) {
-      throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
-    }
-    const key = `${this.caller.identity}:${this.endpoint}:${sha256(this.header)}`;
+    const key = this.recordKey();
+    if (key === null) return null;
     const fingerprint = sha256(JSON.stringify(fingerprintParts));
     const token = crypto.randomUUID();
     const outcome = await this.records.claimIdempotencyKey(key, { fingerprint, token, leaseMs: this.opts.leaseMs });
@@ -85,6 +84,24 @@ export class Idempotency {
       status: existing.response.status,
       headers: { ...existing.response.headers, "Idempotent-Replayed": "true" },
     });
+  }
+
+  /**
+   * Whether this request's key already has a record (an answer to replay, or a first request still running): such a
+   * request may cost nothing, so it is let through to its body even when the caller has nothing left.
+   */
+  async recorded(): Promise<boolean> {
+    const key = this.recordKey();
+    return key !== null && (await this.records.hasIdempotencyKey(key));
+  }
+
+  /** The store's key for this caller, endpoint and header; null without a header, 400 for a malformed one. */
+  private recordKey(): string | null {
+    if (this.header === null) return null;
+    if (!IDEMPOTENCY_KEY.test(this.header)) {
+      throw new ApiError("invalid_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
+    }
+    return `${this.caller.identity}:${this.endpoint}:${sha256(this.header)}`;
   }
 
   /** Records the units of quota the request holds now, so another instance can give them back if this one dies. */

@@ -130,6 +130,14 @@ export function openSqliteIdempotency(conn: SqliteConnection): IdempotencyStore 
           })
           .immediate(),
       ),
+    hasIdempotencyKey: (key) =>
+      run(
+        "hasIdempotencyKey",
+        () =>
+          db
+            .prepare<[string, number]>("SELECT 1 FROM idempotency WHERE key = ? AND expires_ms >= ?")
+            .get(key, Date.now()) !== undefined,
+      ),
     renewIdempotencyKey: (key, token, leaseMs, units) =>
       run(
         "renewIdempotencyKey",

@@ -271,6 +271,9 @@ export function openUpstashIdempotency(redis: RedisClient): IdempotencyStore {
       }
       return { ours: true, lapsedUnits: unitsOf(raw) };
     },
+    async hasIdempotencyKey(key) {
+      return (await call("exists", () => redis.exists(idemKey(key)))) === 1;
+    },
     async renewIdempotencyKey(key, token, leaseMs, units) {
       const args = [token, String(Date.now() + leaseMs), units ? JSON.stringify(units) : "", keep, key];
       return (await call("renew", () => renew.exec([idemKey(key), RUNNING], args))) === 1;

@@ -152,6 +152,16 @@ export function runUploadsSuite(backend: Backend) {
       assert.equal(status.json.enhance.usage_today, 2, "the refusals used nothing");
     });
 
+    it("refuses a spent caller before its body even with a new Idempotency-Key (only a recorded key is read)", async () => {
+      const from = nextIp();
+      const image = { data: await pngOf(16, 16), type: "image/png" };
+      for (let i = 0; i < 2; i++) assert.equal((await enhance(app.url, { image }, { from })).status, 200);
+      const headers = { ...BROWSER, "Idempotency-Key": `uploads-${backend}-new-${from}` };
+      const upload = holdUpload(app.url, "/api/enhance", { from, headers, declared: MAX_BODY });
+      held.push(upload);
+      assertRefused(await within(upload.reply, 15_000, "a spent caller's keyed upload"), /Daily free limit of 2/);
+    });
+
     it("refuses a spent caller's multipart generate before its body too", async () => {
       const from = nextIp();
       assert.equal((await generate(app.url, { prompt: "the only one today" }, { from })).status, 200);

@@ -179,6 +179,22 @@ export function runJobStoreSuite(
       });
     });
 
+    it("knows which keys have a record: a running claim or an answer, not an unknown or released key", async () => {
+      const { idempotency } = await open();
+      const key = `k-${crypto.randomUUID()}`;
+      assert.equal(await idempotency.hasIdempotencyKey(key), false, "unknown");
+      const token = crypto.randomUUID();
+      assert.equal((await claim(idempotency, key, token)).ours, true);
+      assert.equal(await idempotency.hasIdempotencyKey(key), true, "running");
+      assert.equal(await idempotency.releaseIdempotencyKey(key, token), true);
+      assert.equal(await idempotency.hasIdempotencyKey(key), false, "released");
+      const again = crypto.randomUUID();
+      assert.equal((await claim(idempotency, key, again)).ours, true);
+      const response = { status: 200, body: "{}", headers: {} };
+      assert.equal(await idempotency.completeIdempotencyKey(key, again, response, 60_000), true);
+      assert.equal(await idempotency.hasIdempotencyKey(key), true, "answered");
+    });
+
     it("hands a lapsed claim's units to exactly one taker, and keeps a renewed one", async () => {
       const { idempotency } = await open();
       const units = newJob().internal.units;

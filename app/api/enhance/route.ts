@@ -18,7 +18,7 @@ export const maxDuration = 300;
 
 export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   const form = checkUpload(req, svc.config.upload.maxBytes);
-  await refuseSpentCaller(req, quota);
+  await refuseSpentCaller(idempotency, quota);
   const upload = parseEnhance(await form.read(svc.uploads, caller));
   let heldByJob = false;
   quota.note({ model: upload.model });

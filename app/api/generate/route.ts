@@ -20,7 +20,7 @@ export const maxDuration = 300;
 export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   // An upload's shape is checked and the caller's quota peeked before its body is read.
   const form = isMultipart(req) ? checkUpload(req, svc.config.upload.maxBytes, "image+mask") : null;
-  if (form) await refuseSpentCaller(req, quota);
+  if (form) await refuseSpentCaller(idempotency, quota);
   const submission = form ? parseGenerateForm(await form.read(svc.uploads, caller)) : await parseGenerateJson(req);
   let heldByJob = false;
   try {

@@ -11,7 +11,7 @@ import { DEFAULT_RATIO } from "@/lib/catalog/models";
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { DEFAULT_STYLE, STYLE_NAMES, type StyleName } from "@/lib/catalog/styles";
 import { nearestRatio } from "@/lib/engines/sizing";
-import { sha256 } from "@/lib/idempotency/idempotency";
+import { type Idempotency, sha256 } from "@/lib/idempotency/idempotency";
 import type { Quota } from "@/lib/quota/ledger";
 import { ApiError } from "@/lib/schemas/api-error";
 import { DEFAULT_EDIT_STRENGTH } from "@/lib/schemas/generate";
@@ -155,7 +155,13 @@ export async function parseGenerations(req: Request): Promise<ImagesRequest> {
 }
 
 /** Where an upload is read: the size limit, the caller's share of the in-flight budget, and its quota. */
-export type UploadContext = { maxBytes: number; gate: UploadGate; caller: Caller; quota: Quota };
+export type UploadContext = {
+  maxBytes: number;
+  gate: UploadGate;
+  caller: Caller;
+  quota: Quota;
+  idempotency: Idempotency;
+};
 
 /**
  * The multipart body of edits and variations, in the contract's order: its shape (400, 413 by declared size), then
@@ -163,7 +169,7 @@ export type UploadContext = { maxBytes: number; gate: UploadGate; caller: Caller
  */
 async function readImagesForm(req: Request, at: UploadContext) {
   const form = checkUpload(req, at.maxBytes, "images+mask");
-  await refuseSpentCaller(req, at.quota);
+  await refuseSpentCaller(at.idempotency, at.quota);
   const upload = await form.read(at.gate, at.caller);
   try {
     if (upload.imageWasText) {
