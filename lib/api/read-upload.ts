@@ -90,17 +90,6 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   };
 }
 
-/** checkUpload and read at once, for a route that looks at no quota between them. */
-export function readUpload(
-  req: Request,
-  maxFileBytes: number,
-  gate: UploadGate,
-  caller: Pick<Caller, "identity" | "plan">,
-  files: UploadFiles = "image",
-): Promise<Upload> {
-  return checkUpload(req, maxFileBytes, files).read(gate, caller);
-}
-
 type Limits = {
   maxBody: number;
   maxFileBytes: number;

@@ -2,8 +2,7 @@
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { recordDepsFor } from "@/lib/api/image-records";
 import { parseEnhance } from "@/lib/api/parse-enhance";
-import { checkUpload } from "@/lib/api/read-upload";
-import { refuseSpentCaller } from "@/lib/api/refuse-spent";
+import { readUploadInOrder } from "@/lib/api/refuse-spent";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
@@ -17,9 +16,7 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
-  const form = checkUpload(req, svc.config.upload.maxBytes);
-  await refuseSpentCaller(idempotency, quota);
-  const upload = parseEnhance(await form.read(svc.uploads, caller));
+  const upload = parseEnhance(await readUploadInOrder({ req, svc, caller, quota, idempotency }));
   let heldByJob = false;
   quota.note({ model: upload.model });
   try {

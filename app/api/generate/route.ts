@@ -2,8 +2,7 @@
 import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
 import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/api/generate-flow";
 import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/api/parse-generate";
-import { checkUpload } from "@/lib/api/read-upload";
-import { refuseSpentCaller } from "@/lib/api/refuse-spent";
+import { readUploadInOrder } from "@/lib/api/refuse-spent";
 import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type GeneratedBatch, type GenerateInput, generateImages } from "@/lib/engines/generate";
@@ -19,9 +18,9 @@ export const maxDuration = 300;
 
 export const POST = withApi("generate", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
   // An upload's shape is checked and the caller's quota peeked before its body is read.
-  const form = isMultipart(req) ? checkUpload(req, svc.config.upload.maxBytes, "image+mask") : null;
-  if (form) await refuseSpentCaller(idempotency, quota);
-  const submission = form ? parseGenerateForm(await form.read(svc.uploads, caller)) : await parseGenerateJson(req);
+  const submission = isMultipart(req)
+    ? parseGenerateForm(await readUploadInOrder({ req, svc, caller, quota, idempotency }, "image+mask"))
+    : await parseGenerateJson(req);
   let heldByJob = false;
   try {
     const { request, image, mask, strength, uses12 } = submission;

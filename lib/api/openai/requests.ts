@@ -4,15 +4,12 @@ import type { z } from "zod";
 import type { GenerateOrder } from "@/lib/api/generate-flow";
 import { NUMBER_TEXT } from "@/lib/api/parse-generate";
 import { readJsonObject } from "@/lib/api/read-json";
-import { checkUpload } from "@/lib/api/read-upload";
-import { refuseSpentCaller } from "@/lib/api/refuse-spent";
-import type { Caller } from "@/lib/auth/types";
+import { readUploadInOrder, type UploadContext } from "@/lib/api/refuse-spent";
 import { DEFAULT_RATIO } from "@/lib/catalog/models";
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { DEFAULT_STYLE, STYLE_NAMES, type StyleName } from "@/lib/catalog/styles";
 import { nearestRatio } from "@/lib/engines/sizing";
-import { type Idempotency, sha256 } from "@/lib/idempotency/idempotency";
-import type { Quota } from "@/lib/quota/ledger";
+import { sha256 } from "@/lib/idempotency/idempotency";
 import { ApiError } from "@/lib/schemas/api-error";
 import { DEFAULT_EDIT_STRENGTH } from "@/lib/schemas/generate";
 import {
@@ -23,7 +20,6 @@ import {
   openaiVariationsSchema,
   SIZE_PATTERN,
 } from "@/lib/schemas/openai";
-import type { UploadGate } from "@/lib/work/upload-gate";
 
 /** Which OpenAI endpoint a request came through: it names the stream's events and the idempotency fingerprint. */
 export type ImagesKind = "generations" | "edits" | "variations";
@@ -154,23 +150,9 @@ export async function parseGenerations(req: Request): Promise<ImagesRequest> {
   return { order, answer, stream, fingerprint: ["v1", "generations", fields], release: () => undefined };
 }
 
-/** Where an upload is read: the size limit, the caller's share of the in-flight budget, and its quota. */
-export type UploadContext = {
-  maxBytes: number;
-  gate: UploadGate;
-  caller: Caller;
-  quota: Quota;
-  idempotency: Idempotency;
-};
-
-/**
- * The multipart body of edits and variations, in the contract's order: its shape (400, 413 by declared size), then
- * the caller's quota (429 before the body is sent), then the body within the caller's share and deadlines.
- */
-async function readImagesForm(req: Request, at: UploadContext) {
-  const form = checkUpload(req, at.maxBytes, "images+mask");
-  await refuseSpentCaller(at.idempotency, at.quota);
-  const upload = await form.read(at.gate, at.caller);
+/** The multipart body of edits and variations, read in the contract's order; file parts must be files. */
+async function readImagesForm(at: UploadContext) {
+  const upload = await readUploadInOrder(at, "images+mask");
   try {
     if (upload.imageWasText) {
       throw new ApiError("invalid_image", "image must be a file upload.", { param: "image" });
@@ -191,8 +173,8 @@ function requireImage(image: Buffer | null, what: string): Buffer {
 }
 
 /** POST /v1/images/edits: multipart with image (or image[]), an optional mask, and the generation fields. */
-export async function parseEdits(req: Request, at: UploadContext): Promise<ImagesRequest> {
-  const { upload, body } = await readImagesForm(req, at);
+export async function parseEdits(at: UploadContext): Promise<ImagesRequest> {
+  const { upload, body } = await readImagesForm(at);
   try {
     const fields = validate(openaiEditsSchema, body);
     const image = requireImage(upload.image, "edit");
@@ -212,8 +194,8 @@ export async function parseEdits(req: Request, at: UploadContext): Promise<Image
 }
 
 /** POST /v1/images/variations: multipart with image; a neutral prompt at strength 0.5, a fresh seed per image. */
-export async function parseVariations(req: Request, at: UploadContext): Promise<ImagesRequest> {
-  const { upload, body } = await readImagesForm(req, at);
+export async function parseVariations(at: UploadContext): Promise<ImagesRequest> {
+  const { upload, body } = await readImagesForm(at);
   try {
     const fields = validate(openaiVariationsSchema, body);
     const image = requireImage(upload.image, "vary");

@@ -9,15 +9,8 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi(OPENAI_POLICIES.images, async (ctx) => {
-  const { req, svc, caller, quota, idempotency } = ctx;
   // The shape, then the caller's quota, then the body (within the caller's upload share and deadlines).
-  const request = await parseVariations(req, {
-    maxBytes: svc.config.upload.maxBytes,
-    gate: svc.uploads,
-    caller,
-    quota,
-    idempotency,
-  });
+  const request = await parseVariations(ctx);
   return runImages(ctx, request);
 });
 
