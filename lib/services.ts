@@ -41,7 +41,7 @@ type Repositories = Omit<Backend, "kind" | "ping" | "close">;
 
 /** Follows job changes pushed by the backend, where it can push (Redis over REDIS_URL); a no-op otherwise. */
 function followJobChanges(backend: Backend, watcher: JobWatcher): void {
-  const feed = backend.kind === "upstash" ? (backend as RedisBackend).jobChanges : undefined;
+  const feed = backend.kind === "redis" ? (backend as RedisBackend).jobChanges : undefined;
   feed?.subscribe(
     (id) => watcher.changed(id),
     (live) => watcher.setPushed(live),
@@ -119,7 +119,7 @@ export function createServices(
     config,
     backend,
     statusGuard:
-      backend.kind === "upstash" ? createUpstashGuard((backend as RedisBackend).client) : createMemoryWindow(),
+      backend.kind === "sqlite" ? createMemoryWindow() : createUpstashGuard((backend as RedisBackend).client),
     storage: overrides.storage ?? openStorage(config),
     engines: overrides.engines ?? createEngines(config.generation),
     enhancer: overrides.enhancer ?? createEnhancer(config),

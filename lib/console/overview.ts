@@ -19,7 +19,7 @@ export type Overview = {
   queues: { generate: QueueView; enhance: QueueView };
   /** null: the cap is off (0). */
   free_caps: { generate: CapView; enhance: CapView };
-  store: "sqlite" | "upstash";
+  store: "sqlite" | "upstash" | "redis";
   /** Models served by the built-in preview engine alone. */
   preview_models: string[];
   /** Stored images now (null when the store cannot count them), and this instance's retention sweeps. */
@@ -30,7 +30,7 @@ type Deps = {
   sweepStats: SweepStats;
   engines: Pick<Engines, "describe" | "routeHealth">;
   quota: QuotaCounters;
-  backend: { readonly kind: "sqlite" | "upstash" };
+  backend: { readonly kind: "sqlite" | "upstash" | "redis" };
   buckets: Buckets;
   config: Config;
   queues: { generate: WorkQueue; enhance: WorkQueue };

@@ -189,7 +189,8 @@ export const overviewView = z.object({
   queues: z.object({ generate: queueView, enhance: queueView }),
   /** null: the cap is off (0). */
   free_caps: z.object({ generate: capView, enhance: capView }),
-  store: z.enum(["sqlite", "upstash"]),
+  /** The store that runs: SQLite, Redis over Upstash's REST API, or Redis over TCP (REDIS_URL). */
+  store: z.enum(["sqlite", "upstash", "redis"]),
   /** Models served by the built-in preview engine alone. */
   preview_models: z.array(z.string()),
   images: z.object({

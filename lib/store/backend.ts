@@ -12,7 +12,8 @@ import type { QuotaCounters } from "@/lib/quota/types";
 import type { UsageHistory } from "@/lib/usage/history";
 import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 
-export type BackendKind = "sqlite" | "upstash";
+/** "upstash": Redis over Upstash's REST API; "redis": any Redis over TCP (REDIS_URL). */
+export type BackendKind = "sqlite" | "upstash" | "redis";
 
 export type Backend = {
   readonly kind: BackendKind;

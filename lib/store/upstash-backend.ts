@@ -17,7 +17,7 @@ import { openUpstashUsageHistory } from "./usage-history-upstash";
 import { openUpstashWebhookOutbox } from "./webhooks-upstash";
 
 export type RedisBackend = Backend & {
-  readonly kind: "upstash";
+  readonly kind: "upstash" | "redis";
   client: RedisClient;
   /** Job changes pushed between instances: over REDIS_URL only (REST has no subscriptions, and each publish costs). */
   jobChanges?: JobChangeFeed;
@@ -42,7 +42,7 @@ export function openRedisBackend(client: RedisClient, opts: BackendOptions): Red
   const jobChanges = client instanceof TcpRedis ? jobChangeFeed(client) : undefined;
   const jobs = openUpstashJobStore(client);
   return {
-    kind: "upstash",
+    kind: client instanceof TcpRedis ? "redis" : "upstash",
     client,
     quota: openUpstashQuota(client),
     keys: openUpstashKeys(client),
