@@ -6,6 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import next from "next";
 import { serveCdnRequest } from "./app/cdn/serve-node";
+import { API_ROUTES } from "./lib/api/api-routes";
 import { ConfigError, parseConfig } from "./lib/config";
 import { ShuttingDown } from "./lib/errors";
 import { startImageSweeps } from "./lib/images/scheduler";
@@ -53,13 +54,18 @@ async function main() {
 
   const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
   const drain = svc.drain;
+  /** Set once the store starts closing: from then on no request reaches a route, withApi's included. */
+  let closing = false;
   const server = http.createServer((req, res) => {
     timeRequest(req, res, routeOf);
     // While draining, each answer closes its connection, so keep-alive clients reconnect to another instance.
     if (drain.draining) res.setHeader("Connection", "close");
     if (cdn && serveCdnRequest(cdn, req, res)) return;
-    // A request that arrives while draining (on a connection already open) is turned away before any work.
-    if (drain.draining) return sendError(res, "busy", new ShuttingDown(), req.url);
+    // A request that arrives while draining (on a connection already open) is turned away before any work: here, or
+    // by withApi on its routes, whose answers carry the rate-limit headers of the caller's bucket.
+    if (drain.draining && (closing || !API_ROUTES.has(routeOf((req.url ?? "/").split("?")[0])))) {
+      return sendError(res, "busy", new ShuttingDown(), req.url);
+    }
     // A request is in flight until its answer is sent; event streams stay open by design and are not waited for.
     if (!req.headers.accept?.includes("text/event-stream")) drain.track(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
@@ -107,6 +113,7 @@ async function main() {
       await drain.whenIdle(STOP_WAIT_MS);
     }
     // The store's background work stops (and writes what it holds) before the process goes.
+    closing = true;
     await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
     console.log(
       drain.inFlight() === 0

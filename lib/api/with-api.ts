@@ -4,6 +4,7 @@
 import crypto from "node:crypto";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/api/identify";
 import type { Caller } from "@/lib/auth/types";
+import { ShuttingDown } from "@/lib/errors";
 import { Idempotency } from "@/lib/idempotency/idempotency";
 import { observeQuotaRefusal } from "@/lib/metrics";
 import { chargesFor, Quota, refundUnits, waitlistCharges } from "@/lib/quota/ledger";
@@ -135,6 +136,9 @@ export function withApi(
         endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
         abandoned,
       );
+      // Arrived while the server drains (server.ts lets API_ROUTES through): turned away before any work, with the
+      // headers of the bucket the caller counts on.
+      if (svc.drain.draining) throw new ShuttingDown();
       idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"), {
         leaseMs: svc.config.idempotency.leaseMs,
         refund: (units) => refundUnits(svc.quota, units),

@@ -1,16 +1,21 @@
 // Restarts and crashes in the middle of a sync request with an Idempotency-Key, on either store: a crash (SIGKILL)
 // leaves a claim whose lease lapses, so the key is free again and the unit back well within 2 minutes; SIGTERM
-// drains (the running request finishes, requests on open connections get 503 busy with Retry-After, exit 0); work
-// still running when the grace is over is stopped through its normal path (503, unit back, key released).
+// drains (the running request finishes, requests on open connections get 503 busy with Retry-After and, on the API,
+// the caller's rate-limit headers; exit 0); work still running when the grace is over is stopped through its normal
+// path (503, unit back, key released).
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { type Fakes, startAllFakes } from "../fakes";
-import { type App, startApp, tempDataDir } from "../helpers/app";
+import { type App, createKey, startApp, tempDataDir } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, generate, type Reply } from "../helpers/http";
 
 const LEASE_MS = 3000;
+/** The contract's rate-limit headers, and OpenAI's that /v1 adds beside them (whose reset counts down from now). */
+const LIMITS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"];
+const OPENAI_LIMITS = ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests"];
+const limitsOf = (res: Reply, names = LIMITS) => names.map((name) => [name, res.headers[name]]);
 
 export function runRestartsSuite(backend: Backend) {
   let fakes: Fakes;
@@ -136,10 +141,14 @@ export function runRestartsSuite(backend: Backend) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const from = nextIp();
+        const pro = { Authorization: `Bearer ${(await createKey(app, "drain")).key}` };
+        const proModels = await call(app.url, "/v1/models", { headers: pro, from });
+        assert.equal(proModels.status, 200, proModels.text);
         const { reply: running } = await hangingRequest(app, from, `drain-${crypto.randomUUID()}`);
         // A connection opened before the signal, kept alive: the next request on it arrives while draining.
         const opened = await get(app.url, "/api/status", agent, from);
         assert.equal(opened.status, 200);
+        assert.equal(opened.headers["x-ratelimit-remaining"], "4", "the free generation bucket, one unit in use");
         const exited = app.terminate();
         await until(
           "the drain to start",
@@ -148,23 +157,33 @@ export function runRestartsSuite(backend: Backend) {
         );
         const turnedAway = await get(app.url, "/api/status", agent, from);
         assert.equal(turnedAway.status, 503, turnedAway.text);
+        assert.deepEqual(Object.keys(turnedAway.json), ["success", "error"]);
+        assert.deepEqual(Object.keys(turnedAway.json.error), ["code", "message", "request_id"]);
         assert.equal(turnedAway.json.success, false);
         assert.equal(turnedAway.json.error.code, "busy");
         assert.match(turnedAway.json.error.message, /restart/i);
         assert.match(turnedAway.json.error.request_id, /^req_[0-9a-f]{32}$/);
+        assert.equal(turnedAway.headers["x-request-id"], turnedAway.json.error.request_id);
+        assert.match(String(turnedAway.headers["content-type"]), /^application\/json/);
         assert.ok(Number(turnedAway.headers["retry-after"]) >= 1, "Retry-After");
         assert.equal(turnedAway.headers.connection, "close");
+        // Like every answer of the three endpoints, it describes the caller's bucket.
+        assert.deepEqual(limitsOf(turnedAway), limitsOf(opened));
         // A new connection gets the same answer, and no work starts: the drain ends when the running request does.
         const fresh = await call(app.url, "/api/status", { headers: BROWSER, from });
         assert.equal(fresh.status, 503, fresh.text);
         assert.equal(fresh.json.error.code, "busy");
         assert.ok(Number(fresh.headers["retry-after"]) >= 1);
+        assert.deepEqual(limitsOf(fresh), limitsOf(opened));
         const refused = await generate(app.url, { prompt: "too late" }, { from });
         assert.equal(refused.status, 503, refused.text);
-        // The OpenAI-compatible paths answer in OpenAI's error body, as the SDKs read it.
+        assert.equal(refused.json.error.code, "busy");
+        assert.ok(Number(refused.headers["retry-after"]) >= 1);
+        assert.deepEqual(limitsOf(refused), limitsOf(opened));
+        // The OpenAI-compatible paths answer in OpenAI's error body, as the SDKs read it, with both sets of headers.
         const openai = await call(app.url, "/v1/images/generations", {
           method: "POST",
-          headers: { "Content-Type": "application/json" },
+          headers: { ...pro, "Content-Type": "application/json" },
           body: JSON.stringify({ prompt: "too late" }),
           from,
         });
@@ -174,6 +193,14 @@ export function runRestartsSuite(backend: Backend) {
         assert.equal(openai.json.error.code, "busy");
         assert.ok(Number(openai.headers["retry-after"]) >= 1);
         assert.ok(openai.headers["x-request-id"]);
+        assert.deepEqual(limitsOf(openai), limitsOf(proModels));
+        assert.deepEqual(limitsOf(openai, OPENAI_LIMITS), limitsOf(proModels, OPENAI_LIMITS));
+        assert.equal(openai.headers["x-ratelimit-limit-requests"], "1000");
+        assert.match(String(openai.headers["x-ratelimit-reset-requests"]), /^\d+[hms]/);
+        // Paths outside the API are turned away by the server itself: readiness fails, so balancers move on.
+        const ready = await call(app.url, "/api/ready", { from });
+        assert.equal(ready.status, 503, ready.text);
+        assert.equal(ready.json.error.code, "busy");
         const submitted = fakes.bfl.requests.filter((r) => r.method === "POST");
         assert.equal(submitted.length, 1, "the refused request reached no provider");
         fakes.bfl.mode = "ok";

@@ -1,7 +1,10 @@
 // What SIGTERM waits for (server.ts): work counted in flight until it settles, a wait bounded by the grace, and the
-// signal that stops what remains after it.
+// signal that stops what remains after it; and the routes whose requests still reach withApi while it drains.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
+import { API_ROUTES } from "@/lib/api/api-routes";
 import { ShuttingDown } from "@/lib/errors";
 import { Drain } from "@/lib/ops/drain";
 
@@ -52,5 +55,20 @@ describe("in-flight work", () => {
     await assert.rejects(stoppable, (err) => err instanceof ShuttingDown && err.retryAfterS > 0);
     assert.equal(await drain.whenIdle(1_000), true);
     assert.equal(other.stopping.aborted, false);
+  });
+});
+
+describe("the routes a drain lets through to withApi", () => {
+  it("are exactly the app's routes that withApi wraps", () => {
+    const appDir = path.resolve(__dirname, "../../app");
+    const wrapped: string[] = [];
+    const others: string[] = [];
+    for (const file of fs.readdirSync(appDir, { recursive: true, encoding: "utf8" })) {
+      if (path.basename(file) !== "route.ts") continue;
+      const route = `/${path.dirname(file).split(path.sep).join("/")}`;
+      (/\bwithApi\(/.test(fs.readFileSync(path.join(appDir, file), "utf8")) ? wrapped : others).push(route);
+    }
+    assert.ok(others.includes("/api/ready") && others.includes("/api/admin/keys"), "routes outside withApi are read");
+    assert.deepEqual(wrapped.sort(), [...API_ROUTES].sort());
   });
 });
