@@ -3,6 +3,8 @@
 // lib/enhance/int8-held-out.json, the figures the precision table (lib/enhance/precision.ts) decides by (and the
 // network's own loss, for reference). Run it after changing the converter, the
 // quantizer or the photos, and commit the file; tests/unit/neural-int8.test.ts re-measures and fails on a stale one.
+// `--photos <dir>` measures the photos in <dir> instead, with this CPU's weights, and prints the loss of each
+// (nothing is written): an operator's check of int8 on their own material.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +20,7 @@ const root = path.resolve(__dirname, "..");
 const out = path.join(root, "lib/enhance/int8-held-out.json");
 const cacheDir = path.resolve(path.join(process.env.DATA_DIR ?? ".data", "models"));
 
-async function measureRow(weights: NonNullable<SrWorkerData["int8Weights"]>) {
+async function measureRow(weights: NonNullable<SrWorkerData["int8Weights"]>, photosDir?: string) {
   const pool = new WorkerPool({
     script: path.join(root, "lib/enhance/neural/worker.cjs"),
     size: 1,
@@ -32,14 +34,17 @@ async function measureRow(weights: NonNullable<SrWorkerData["int8Weights"]>) {
     },
   });
   const upscaler = createUpscaler(pool);
-  const photos = await loadHeldOut();
+  const photos = await loadHeldOut(photosDir);
   const row: Record<string, number> = {};
   const network: Record<string, number> = {};
   try {
     for (const pkg of ENHANCE_PACKAGES)
       for (const scale of ENHANCE_SCALES) {
         const signal = new AbortController().signal;
-        const { loss, networkLoss } = await measureInt8Loss(upscaler, pkg, scale, photos, signal);
+        const { loss, networkLoss, runs } = await measureInt8Loss(upscaler, pkg, scale, photos, signal);
+        if (photosDir)
+          for (const r of runs)
+            console.log(`  ${r.name}: ${r.loss.toFixed(3)} dB (network alone ${r.networkLoss.toFixed(3)})`);
         row[`${pkg}-x${scale}`] = Number(loss.toFixed(3));
         network[`${pkg}-x${scale}`] = Number(networkLoss.toFixed(3));
         console.log(
@@ -54,6 +59,13 @@ async function measureRow(weights: NonNullable<SrWorkerData["int8Weights"]>) {
 }
 
 async function main() {
+  const at = process.argv.indexOf("--photos");
+  if (at !== -1) {
+    const dir = process.argv[at + 1];
+    if (!dir) throw new Error("usage: npx tsx scripts/measure-int8.ts --photos <dir>");
+    await measureRow({ bits: int8WeightBits(), type: "int8" }, path.resolve(dir));
+    return;
+  }
   // 8-bit int8 weights only give the true figure where the dot product cannot saturate; elsewhere uint8 weights
   // (zero point 128) compute the same integer sums through ONNX Runtime's non-saturating u8u8 kernels.
   const native = int8WeightBits() === 8;
