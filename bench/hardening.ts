@@ -1,5 +1,5 @@
 // Quota before cost in `npm run bench`: how long an exhausted Free caller waits for its 429 on a 9 MB upload,
-// against the same upload refused for its shape (a bad field, answered before quota) in the same run.
+// against the same upload refused for its shape (sent as a non-multipart type, answered before quota) in the same run.
 import type { App } from "../tests/helpers/app";
 import { enhance } from "../tests/helpers/http";
 import { noisyPngOf, pngOf } from "../tests/helpers/images";
@@ -25,7 +25,11 @@ export async function benchQuotaBeforeCost(app: App): Promise<string[][]> {
     limited.push(performance.now() - t);
     if (r.status !== 429) throw new Error(`expected 429, got ${r.status} ${r.text}`);
     t = performance.now();
-    const bad = await enhance(app.url, { image: { data: big, type: "image/png" }, strength: "2" }, browser);
+    const bad = await enhance(
+      app.url,
+      { image: { data: big, type: "image/png" } },
+      { ...browser, headers: { ...browser.headers, "Content-Type": "application/octet-stream" } },
+    );
     refused.push(performance.now() - t);
     if (bad.status !== 400) throw new Error(`expected 400, got ${bad.status} ${bad.text}`);
   }
