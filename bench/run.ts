@@ -144,6 +144,12 @@ async function mainNeuralSpeedOnly() {
   printTable(await benchTileSizes(rounds));
 }
 
+/** `npm run bench -- --memory-only`: the neural engine's memory on fresh servers (small and large uploads). */
+async function mainMemoryOnly() {
+  printTable(await benchMemory(authFor));
+  printTable(await benchConcurrentUploads(authFor));
+}
+
 async function main() {
   const neuralTables: Table[] = [];
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -308,6 +314,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--images-only", mainImagesOnly],
   ["--events-only", mainEventsOnly],
   ["--neural-speed-only", mainNeuralSpeedOnly],
+  ["--memory-only", mainMemoryOnly],
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
   ["--baseline-only", mainBaselineOnly],

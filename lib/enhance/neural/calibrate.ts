@@ -102,6 +102,9 @@ export async function calibrate(
   const session = await ort.InferenceSession.create(encodeModel(withTensorOutputs(model, tensors)), {
     intraOpNumThreads: threads,
     graphOptimizationLevel: "all",
+    // Every activation is an output here, held until read: an arena would keep that peak for the session's life.
+    enableCpuMemArena: false,
+    enableMemPattern: false,
     extra: { session: { intra_op: { allow_spinning: "0" } } },
   });
   const stats = tensors.map((t) => ({ t, min: 0, max: 0, counts: new Float64Array(HISTOGRAM_BINS) }));
