@@ -6,7 +6,7 @@ import { parseEnhance } from "@/lib/features/enhance/parse";
 import { recordDepsFor } from "@/lib/features/images/records";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
 import { keepAlive } from "@/lib/http/keep-alive";
-import { readUploadInOrder } from "@/lib/http/upload-in-order";
+import { readUploadInOrder } from "@/lib/http/read-upload";
 import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import type { Usage } from "@/lib/quota/types";

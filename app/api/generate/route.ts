@@ -6,7 +6,7 @@ import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/fea
 import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/features/generate/parse";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
 import { keepAlive } from "@/lib/http/keep-alive";
-import { readUploadInOrder } from "@/lib/http/upload-in-order";
+import { readUploadInOrder } from "@/lib/http/read-upload";
 import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import type { Usage } from "@/lib/quota/types";

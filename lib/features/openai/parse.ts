@@ -8,7 +8,7 @@ import { nearestRatio } from "@/lib/engines/sizing";
 import type { GenerateOrder } from "@/lib/features/generate/flow";
 import { NUMBER_TEXT } from "@/lib/features/generate/parse";
 import { readJsonObject } from "@/lib/http/read-json";
-import { readUploadInOrder, type UploadContext } from "@/lib/http/upload-in-order";
+import { readUploadInOrder, type UploadContext } from "@/lib/http/read-upload";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import { ApiError } from "@/lib/schemas/api-error";
 import { DEFAULT_EDIT_STRENGTH } from "@/lib/schemas/generate";

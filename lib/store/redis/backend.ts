@@ -4,9 +4,11 @@
 import { announcingJobStore, type JobChangeFeed } from "@/lib/jobs/changes";
 import type { Backend, BackendOptions } from "@/lib/store/backend";
 import { noUsageHistory } from "@/lib/usage/history";
+import { openUpstashAuditLog } from "./audit";
 import { createRedisClient, type RedisClient, type RedisOptions } from "./client";
+import { openUpstashIdempotency } from "./idempotency";
 import { openUpstashImageStore } from "./images";
-import { openUpstashIdempotency, openUpstashJobStore } from "./jobs";
+import { openUpstashJobStore } from "./jobs";
 import { openUpstashKeys } from "./keys";
 import { openUpstashWebhookOutbox } from "./outbox";
 import { openUpstashQuota } from "./quota";
@@ -14,7 +16,7 @@ import { openUpstashSessions } from "./sessions";
 import { openUpstashSlidingWindow } from "./sliding-window";
 import { TcpRedis } from "./tcp";
 import { openUpstashUsageHistory } from "./usage";
-import { openUpstashAuditLog, openUpstashWaitlist } from "./waitlist";
+import { openUpstashWaitlist } from "./waitlist";
 
 export type RedisBackend = Backend & {
   readonly kind: "upstash" | "redis";

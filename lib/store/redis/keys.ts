@@ -1,9 +1,28 @@
 // Pro keys in Redis: an index (id → hash) and one hash per key, read on every request (no cache), so a revocation
 // is seen by every instance at once.
 import type { KeyRecord, KeyRepository } from "@/lib/auth/types";
+import { byCreated, call, pairs } from "./call";
 import type { RedisClient } from "./client";
-import { INSERT_KEY } from "./lua/quota";
-import { byCreated, call, KEY_INDEX, pairs, recordKey, toKeyRecord } from "./quota";
+import { INSERT_KEY } from "./lua/keys";
+
+export const KEY_INDEX = "darkroom:keys"; // hash: key id → key hash; also the list of all keys
+export const recordKey = (hash: string) => `darkroom:key:${hash}`; // hash: the KeyRecord's fields
+export function toKeyRecord(raw: unknown): KeyRecord | null {
+  const f = Object.fromEntries(pairs(raw));
+  if (!f.id || !f.hash) return null;
+  return {
+    id: f.id,
+    label: f.label ?? "",
+    hash: f.hash,
+    last4: f.last4 ?? "",
+    plan: "pro",
+    createdAt: f.createdAt ?? "",
+    revokedAt: f.revokedAt ?? null,
+    ...(f.email && { email: f.email }),
+    ...(f.dailyLimit && { dailyLimit: Number(f.dailyLimit) }),
+    ...(f.webhookSecret && { webhookSecret: f.webhookSecret }),
+  };
+}
 
 /** The record's field/value pairs as the key's hash holds them; unset 1.1 fields are left out. */
 export function keyFields(key: KeyRecord): string[] {

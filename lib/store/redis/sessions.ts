@@ -2,8 +2,8 @@
 // safe to repeat (a retried request may have run): HSET and HDEL set what is already set, and DEL of the hash ends
 // every session at once. Opening a session drops the expired ones in the same script.
 import type { AdminSession, AdminSessionStore } from "@/lib/console/sessions";
+import { call } from "./call";
 import type { RedisClient } from "./client";
-import { call } from "./quota";
 
 const SESSIONS = "darkroom:admin:sessions";
 

@@ -11,9 +11,9 @@ import {
   type UsageRow,
   utcDate,
 } from "@/lib/usage/history";
+import { call, MARKER_TTL_MS, markerKey, pairs } from "./call";
 import type { RedisClient } from "./client";
-import { RECORD_USAGE } from "./lua/waitlist";
-import { call, MARKER_TTL_MS, markerKey, pairs } from "./quota";
+import { RECORD_USAGE } from "./lua/usage";
 
 const dayKey = (date: string) => `darkroom:usage:${date}`;
 const keyDayKey = (date: string, keyId: string) => `darkroom:usage:${date}:key:${keyId}`;

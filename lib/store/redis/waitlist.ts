@@ -1,34 +1,25 @@
-// The waitlist and the audit log in Redis. Signups stay where POST /api/waitlist writes them; their ids and
+// The waitlist in Redis. Signups stay where POST /api/waitlist writes them; their ids and
 // statuses live in two hashes of their own, given to older signups when the list is first read.
 import crypto from "node:crypto";
 import type { KeyRecord } from "@/lib/auth/types";
-import {
-  AUDIT_KEEP,
-  type AuditEntry,
-  type AuditLog,
-  type WaitlistEntry,
-  type WaitlistRecord,
-  type WaitlistRepository,
-  type WaitlistStatus,
-} from "@/lib/console/types";
+import type { WaitlistEntry, WaitlistRecord, WaitlistRepository, WaitlistStatus } from "@/lib/console/types";
 import { StoreUnavailable } from "@/lib/errors";
+import { byCreated, call, MARKER_TTL_MS, markerKey, pairs } from "./call";
 import type { RedisClient } from "./client";
-import { checkKeyInsert, keyFields } from "./keys";
-import { ADD_TO_WAITLIST } from "./lua/quota";
+import { checkKeyInsert, KEY_INDEX, keyFields, recordKey } from "./keys";
 import {
-  APPEND_AUDIT,
+  ADD_TO_WAITLIST,
   APPROVE_WAITLIST_ENTRY,
   ASSIGN_WAITLIST_IDS,
   DECIDE_WAITLIST_ENTRY,
   INDEX_WAITLIST,
   QUERY_WAITLIST,
 } from "./lua/waitlist";
-import { byCreated, call, KEY_INDEX, MARKER_TTL_MS, markerKey, pairs, recordKey, WAITLIST } from "./quota";
 
+export const WAITLIST = "darkroom:waitlist"; // hash: email → JSON { useCase, createdAt }
 const WAITLIST_STATE = "darkroom:waitlist:state"; // hash: email → "status|id|keyId|decidedAt"
 const WAITLIST_IDS = "darkroom:waitlist:ids"; // hash: id → email
 const WAITLIST_ORDER = "darkroom:waitlist:order"; // sorted set, all scores 0: "createdAt|email", in signup order
-const AUDIT = "darkroom:audit"; // list of JSON entries, newest first
 const ASSIGN_BATCH = 200;
 
 type State = { status: WaitlistStatus; id: string; keyId: string | null; decidedAt: string | null };
@@ -146,24 +137,4 @@ export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
     },
   };
   return repo;
-}
-
-export function openUpstashAuditLog(redis: RedisClient): AuditLog {
-  const append = redis.createScript<number>(APPEND_AUDIT);
-  return {
-    async appendAudit(entry) {
-      const full: AuditEntry = {
-        id: `au_${Date.now().toString(36)}${crypto.randomBytes(4).toString("hex")}`,
-        ...entry,
-      };
-      await call("appendAudit", () =>
-        append.exec([AUDIT, markerKey()], [JSON.stringify(full), String(AUDIT_KEEP), String(MARKER_TTL_MS)]),
-      );
-    },
-    async listAudit(limit) {
-      const raw = await call("listAudit", () => redis.lrange<string>(AUDIT, 0, limit - 1));
-      // Concurrent actions may be pushed in another order than their times: newest first by time.
-      return raw.map((json) => JSON.parse(json) as AuditEntry).sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    },
-  };
 }

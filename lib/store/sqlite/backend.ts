@@ -2,9 +2,11 @@
 
 import type { Backend, BackendOptions } from "@/lib/store/backend";
 import { noUsageHistory } from "@/lib/usage/history";
+import { openSqliteAuditLog } from "./audit";
 import { openSqliteConnection } from "./connection";
+import { openSqliteIdempotency } from "./idempotency";
 import { openSqliteImageStore } from "./images";
-import { openSqliteIdempotency, openSqliteJobStore } from "./jobs";
+import { openSqliteJobStore } from "./jobs";
 import { openSqliteKeys } from "./keys";
 import { openSqliteWebhookOutbox } from "./outbox";
 import { openSqliteQuota, type SqliteQuota, type SqliteQuotaOptions } from "./quota";
@@ -12,7 +14,7 @@ import type { RetryOptions } from "./retry";
 import { openSqliteSessions } from "./sessions";
 import { openSqliteSlidingWindow } from "./sliding-window";
 import { openSqliteUsageHistory } from "./usage";
-import { openSqliteAuditLog, openSqliteWaitlist } from "./waitlist";
+import { openSqliteWaitlist } from "./waitlist";
 
 export { DB_FILE } from "./connection";
 

@@ -1,17 +1,8 @@
-// The waitlist and the audit log on the embedded SQLite file: each change is one statement or one transaction, so
+// The waitlist on the embedded SQLite file: each change is one statement or one transaction, so
 // it is atomic across requests and across processes sharing the file (the server and the CLIs).
 import type Database from "better-sqlite3";
 import type { KeyRecord } from "@/lib/auth/types";
-import {
-  AUDIT_KEEP,
-  type AuditAction,
-  type AuditEntry,
-  type AuditLog,
-  type DecisionOutcome,
-  type WaitlistRecord,
-  type WaitlistRepository,
-  type WaitlistStatus,
-} from "@/lib/console/types";
+import type { DecisionOutcome, WaitlistRecord, WaitlistRepository, WaitlistStatus } from "@/lib/console/types";
 import type { SqliteConnection } from "./connection";
 import { insertKeyRow } from "./keys";
 
@@ -23,16 +14,6 @@ type WaitlistRow = {
   status: WaitlistStatus;
   key_id: string | null;
   decided_at: string | null;
-};
-
-type AuditRow = {
-  id: number;
-  at: string;
-  action: AuditAction;
-  target: string;
-  ip: string | null;
-  actor: string;
-  detail: string | null;
 };
 
 const WAITLIST_COLUMNS = "id, email, use_case, created_at, status, key_id, decided_at";
@@ -136,38 +117,6 @@ export function openSqliteWaitlist(conn: SqliteConnection): WaitlistRepository {
         return changes;
       });
       return outcomeOf(id, changes);
-    },
-  };
-}
-
-function prepareAudit(db: Database.Database) {
-  return {
-    append: db.prepare<[string, string, string, string | null, string, string | null]>(
-      "INSERT INTO audit_log (at, action, target, ip, actor, detail) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-    trim: db.prepare<[number]>(
-      "DELETE FROM audit_log WHERE id <= (SELECT id FROM audit_log ORDER BY id DESC LIMIT 1 OFFSET ?)",
-    ),
-    list: db.prepare<[number], AuditRow>("SELECT * FROM audit_log ORDER BY id DESC LIMIT ?"),
-  };
-}
-
-export function openSqliteAuditLog(conn: SqliteConnection): AuditLog {
-  const { db, run } = conn.statements("sqlite audit", prepareAudit);
-  return {
-    async appendAudit(e) {
-      await run("appendAudit", (s) =>
-        db
-          .transaction(() => {
-            s.append.run(e.at, e.action, e.target, e.ip, e.actor, e.detail);
-            s.trim.run(AUDIT_KEEP);
-          })
-          .immediate(),
-      );
-    },
-    async listAudit(limit) {
-      const rows = await run("listAudit", (s) => s.list.all(limit));
-      return rows.map((r): AuditEntry => ({ ...r, id: String(r.id) }));
     },
   };
 }

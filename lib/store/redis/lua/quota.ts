@@ -31,39 +31,3 @@ local used = tonumber(redis.call("GET", KEYS[1]) or "0")
 if used > 0 then redis.call("DECR", KEYS[1]) end
 return 1
 `;
-
-/**
- * KEYS: the key index (id → hash), the record. ARGV: id, hash, then the record's field/value pairs.
- * Index and record are written together. Returns "ok", or "id" / "hash" when another key already has that one.
- */
-export const INSERT_KEY = `#!lua flags=allow-key-locking
-local owner = redis.call("HGET", KEYS[1], ARGV[1])
-if owner then
-  if owner == ARGV[2] then return "ok" end
-  return "id"
-end
-if redis.call("EXISTS", KEYS[2]) == 1 then return "hash" end
-redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])
-redis.call("HSET", KEYS[2], unpack(ARGV, 3))
-return "ok"
-`;
-
-/**
- * KEYS: the waitlist hash, the call's marker, the signup-order index (sorted set), the entries' state, the ids.
- * ARGV: email, entry JSON, marker lifetime (ms), index member ("createdAt|email"), the entry's id. 1 when added;
- * a new entry gets its index member, its id and "pending" at once.
- */
-export const ADD_TO_WAITLIST = `#!lua flags=allow-key-locking
-local done = redis.call("GET", KEYS[2])
-if done then return tonumber(done) end
-local added = redis.call("HSETNX", KEYS[1], ARGV[1], ARGV[2])
-if added == 1 then
-  redis.call("ZADD", KEYS[3], 0, ARGV[4])
-  if redis.call("HEXISTS", KEYS[4], ARGV[1]) == 0 then
-    redis.call("HSET", KEYS[4], ARGV[1], "pending|" .. ARGV[5] .. "||")
-    redis.call("HSET", KEYS[5], ARGV[5], ARGV[1])
-  end
-end
-redis.call("SET", KEYS[2], added, "PX", ARGV[3])
-return added
-`;

@@ -5,6 +5,26 @@
 // A waitlist entry's console state is one string, "status|id|keyId|decidedAt" (none of these hold "|").
 
 /**
+ * KEYS: the waitlist hash, the call's marker, the signup-order index (sorted set), the entries' state, the ids.
+ * ARGV: email, entry JSON, marker lifetime (ms), index member ("createdAt|email"), the entry's id. 1 when added;
+ * a new entry gets its index member, its id and "pending" at once.
+ */
+export const ADD_TO_WAITLIST = `#!lua flags=allow-key-locking
+local done = redis.call("GET", KEYS[2])
+if done then return tonumber(done) end
+local added = redis.call("HSETNX", KEYS[1], ARGV[1], ARGV[2])
+if added == 1 then
+  redis.call("ZADD", KEYS[3], 0, ARGV[4])
+  if redis.call("HEXISTS", KEYS[4], ARGV[1]) == 0 then
+    redis.call("HSET", KEYS[4], ARGV[1], "pending|" .. ARGV[5] .. "||")
+    redis.call("HSET", KEYS[5], ARGV[5], ARGV[1])
+  end
+end
+redis.call("SET", KEYS[2], added, "PX", ARGV[3])
+return added
+`;
+
+/**
  * KEYS: the waitlist (email → signup), the entries' state (email → state), the ids (id → email).
  * ARGV: email, candidate id, email, candidate id, … Gives each listed signup without a state an id and "pending".
  */
@@ -126,35 +146,4 @@ if email then
 end
 redis.call("SET", KEYS[5], answer, "PX", ARGV[5])
 return answer
-`;
-
-/** KEYS: the audit list, the call's marker. ARGV: the entry (JSON), entries kept, marker lifetime (ms). */
-export const APPEND_AUDIT = `#!lua flags=allow-key-locking
-if redis.call("SET", KEYS[2], "1", "NX", "PX", ARGV[3]) then
-  redis.call("LPUSH", KEYS[1], ARGV[1])
-  redis.call("LTRIM", KEYS[1], 0, tonumber(ARGV[2]) - 1)
-end
-return 1
-`;
-
-/**
- * KEYS: the day's aggregate, the key's day, the day's per-key totals, the keys' last use, the call's marker.
- * ARGV: aggregate field, key field ("" for Free), key id, 1 when succeeded, time (ISO 8601), lifetime (s), marker
- * lifetime (ms). Adds 1 to the day's counters once, whatever the number of attempts.
- */
-export const RECORD_USAGE = `#!lua flags=allow-key-locking
-if not redis.call("SET", KEYS[5], "1", "NX", "PX", ARGV[7]) then return 0 end
-redis.call("HINCRBY", KEYS[1], ARGV[1], 1)
-redis.call("EXPIRE", KEYS[1], ARGV[6])
-if ARGV[2] ~= "" then
-  redis.call("HINCRBY", KEYS[2], ARGV[2], 1)
-  redis.call("EXPIRE", KEYS[2], ARGV[6])
-  if ARGV[4] == "1" then
-    redis.call("HINCRBY", KEYS[3], ARGV[3], 1)
-    redis.call("EXPIRE", KEYS[3], ARGV[6])
-  end
-  local last = redis.call("HGET", KEYS[4], ARGV[3])
-  if not last or last < ARGV[5] then redis.call("HSET", KEYS[4], ARGV[3], ARGV[5]) end
-end
-return 1
 `;
