@@ -1,8 +1,8 @@
 // The Redis backend's one client, from one factory, on one of two transports chosen by the URL:
 // - https:// — Upstash's REST API (@upstash/redis): strings back as written, telemetry off, a fresh deadline per
 //   request, and one quick retry, which every call made through it tolerates (each write is safe to run twice, see
-//   upstash-scripts.ts);
-// - redis:// or rediss:// (REDIS_URL) — any Redis 6.2+ over TCP with the official client (redis-tcp.ts), with the
+//   lua/);
+// - redis:// or rediss:// (REDIS_URL) — any Redis 6.2+ over TCP with the official client (tcp.ts), with the
 //   same replies, deadline and retry.
 // The backend uses only the commands in RedisClient, so the store's Lua scripts and @upstash/ratelimit's run
 // unchanged on both.

@@ -1,5 +1,5 @@
 // Image records on Upstash Redis, shared by every instance. Keys:
-//   darkroom:images                  hash: id → stored record (header fields, then JSON; see images-upstash-scripts.ts)
+//   darkroom:images                  hash: id → stored record (header fields, then JSON; see lua/images.ts)
 //   darkroom:images:owner:<owner>    sorted set, all scores 0: positions "<created ms, 15 digits>|<id>", by time
 //   darkroom:images:expiry           sorted set: id by expires_at (records that expire, while not claimed)
 //   darkroom:images:created          sorted set: id by created_at (while not claimed), for a shortened retention

@@ -1,4 +1,4 @@
-// Lua for the Upstash image store (see images-upstash.ts for the keys). Claims and finishes remember their answer
+// Lua for the Upstash image store (see ../images.ts for the keys). Claims and finishes remember their answer
 // under the call's own marker, so a request the client retries after a lost response is not applied twice; insert
 // and release are idempotent as they are. Every key a script touches is in KEYS (Upstash's allow-key-locking).
 //

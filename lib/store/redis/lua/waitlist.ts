@@ -1,4 +1,4 @@
-// Lua for the console's data and the usage history on Upstash. As in upstash-scripts.ts, every script that changes
+// Lua for the waitlist in Redis. As in lua/quota.ts, every script that changes
 // something is safe to run twice: @upstash/redis retries a request whose connection failed, and the lost attempt may
 // have run. Scripts remember their answer under the call's own marker, or only ever set what is already set.
 //
