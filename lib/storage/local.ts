@@ -61,7 +61,7 @@ export function createLocalStorage(
 
   return {
     kind: "local",
-    async putPng(bytes, origin, format = "png") {
+    async put(bytes, origin, format = "png") {
       try {
         await prepare();
       } catch (err) {
@@ -73,7 +73,7 @@ export function createLocalStorage(
       await writeDurably(fs, dir, name, extension, bytes);
       return { id, url: `${publicBase ?? `${origin}/cdn`}/${name}.${extension}` };
     },
-    async openPng(id) {
+    async open(id) {
       if (!isLocalImageId(id)) return null;
       let handle: nodeFs.FileHandle;
       try {
@@ -90,7 +90,7 @@ export function createLocalStorage(
         throw err;
       }
     },
-    async deletePng(id) {
+    async delete(id) {
       if (!isLocalImageId(id)) return;
       await fs.rm(fileOf(id), { force: true });
     },
