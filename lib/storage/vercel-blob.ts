@@ -1,5 +1,4 @@
 // Production image storage on Vercel Blob, so images outlive serverless instances and are served from its CDN.
-import crypto from "node:crypto";
 import {
   BlobError,
   BlobNotFoundError,
@@ -14,12 +13,13 @@ import {
 } from "@vercel/blob";
 import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
+import { extensionsPattern, newImageFile } from "./names";
 import type { ImageStorage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
 const ONE_YEAR_S = 31_536_000;
 /** What put returns as id: our 128-bit name plus Blob's random suffix. */
-const BLOB_ID = /^darkroom\/[0-9a-f]{32}-[A-Za-z0-9]+\.(?:png|jpg|webp|avif)$/;
+const BLOB_ID = new RegExp(`^darkroom/[0-9a-f]{32}-[A-Za-z0-9]+\\.${extensionsPattern()}$`);
 /**
  * How long one storage call may take, the client's own retries included. @vercel/blob retries 5xx answers and
  * network errors with exponential backoff (10 times by default, about 17 minutes), far longer than a caller waits.
@@ -44,9 +44,9 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
   return {
     kind: "vercel-blob",
     async put(bytes, _origin, format = "png") {
-      const { extension, contentType } = OUTPUT_FORMATS[format];
+      const { contentType } = OUTPUT_FORMATS[format];
       // 128 random bits make the name unguessable on their own; the random suffix is Blob's own guard on top.
-      const pathname = `darkroom/${crypto.randomBytes(16).toString("hex")}.${extension}`;
+      const pathname = `darkroom/${newImageFile(format).file}`;
       const blob = await withDeadline(deadlineMs, (abortSignal) =>
         put(pathname, bytes, {
           access: "public",
