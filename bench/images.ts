@@ -105,7 +105,7 @@ async function benchRecordCost(root: string, png: Buffer): Promise<{ putUs: numb
   const insertUs: number[] = [];
   for (let i = 0; i < 100; i++) {
     const a = performance.now();
-    const stored = await storage.putPng(png, "http://localhost");
+    const stored = await storage.put(png, "http://localhost");
     const b = performance.now();
     await images.insert({
       id: stored.id,

@@ -27,7 +27,7 @@ export async function replyWithImage(
   // PNG ids predate formats and carry no extension; the others carry theirs.
   const id = match && format ? (format === "png" ? match[1] : file) : undefined;
   // Opened before any header is decided, so a 200 or 304 is only ever sent for an image that exists.
-  const image = id && isLocalImageId(id) ? await storage.openPng(id) : null;
+  const image = id && isLocalImageId(id) ? await storage.open(id) : null;
   if (!id || !image) {
     const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
     if (req.method === "HEAD") return { status: 404, headers, body: null };

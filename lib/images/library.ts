@@ -75,7 +75,7 @@ export async function storeImage(
   deps: RecordDeps,
 ): Promise<RecordedImage> {
   const stored = await withSpan("darkroom.storage_write", { "darkroom.storage": storage.kind, bytes: png.length }, () =>
-    storage.putPng(png, origin, image.format),
+    storage.put(png, origin, image.format),
   );
   const deleteToken = newDeleteToken();
   const createdAt = Date.now();
@@ -96,7 +96,7 @@ export async function storeImage(
       ...(image.sourceImageId !== undefined && { sourceImageId: image.sourceImageId }),
     });
   } catch (err) {
-    await storage.deletePng(stored.id).catch((e: unknown) => {
+    await storage.delete(stored.id).catch((e: unknown) => {
       // The file outlives its failed record: nothing will ever sweep it, so say so loudly.
       log.error("image record failed and its file could not be removed", { image_id: stored.id, ...describeError(e) });
     });
@@ -124,7 +124,7 @@ export async function findOwnImage(
 
 /** A stored image's bytes, up to `maxBytes`; NotFound when the file is gone. */
 export async function readImageBytes(storage: ImageStorage, id: string, maxBytes: number): Promise<Buffer> {
-  const opened = await storage.openPng(id);
+  const opened = await storage.open(id);
   if (!opened) throw new NotFound("No image with this id in your library.");
   if (opened.size > maxBytes) {
     await opened.stream.cancel();
@@ -168,7 +168,7 @@ export async function deleteImage(
   const record = await deps.images.claim(id, claimant, lease, dueAt(now, deps.retentionDays));
   if (!record) throw new NotFound("No image with this id.");
   try {
-    await deps.storage.deletePng(record.id);
+    await deps.storage.delete(record.id);
   } catch (err) {
     await deps.images.release(record.id, lease.id, Date.now()).catch(() => {});
     throw err;
@@ -225,7 +225,7 @@ export async function removeClaimed(
         continue;
       }
       try {
-        await storage.deletePng(record.id);
+        await storage.delete(record.id);
       } catch (err) {
         result.failed++;
         log.warn("could not remove an image file; it will be retried", { image_id: record.id, ...describeError(err) });

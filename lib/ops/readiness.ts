@@ -61,7 +61,7 @@ const ABSENT_IDS: Record<ImageStorage["kind"], string> = {
 
 /** True when the storage answers a read (of an image that is not there). */
 export async function storageAnswers(storage: ImageStorage): Promise<boolean> {
-  const found = await storage.openPng(ABSENT_IDS[storage.kind]);
+  const found = await storage.open(ABSENT_IDS[storage.kind]);
   await found?.stream.cancel();
   return true;
 }

@@ -3,17 +3,20 @@ import crypto from "node:crypto";
 import nodeFs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
+import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { streamFile } from "./file-stream";
+import { extensionsPattern, newImageFile } from "./names";
 import type { ImageStorage } from "./types";
 
 /**
  * 128 random bits as 32 hex characters, with the file's extension for formats other than PNG (whose ids predate
  * formats); the only shapes /cdn accepts, so no path can escape the folder.
  */
-const ID_PATTERN = /^[a-f0-9]{32}(?:\.(?:jpg|webp|avif))?$/;
+const ID_PATTERN = new RegExp(
+  `^[a-f0-9]{32}(?:\\.${extensionsPattern(OUTPUT_FORMAT_NAMES.filter((f) => f !== "png"))})?$`,
+);
 
 /** The file system calls local storage makes; tests pass a double that injects failures. */
 export type StorageFs = Pick<typeof nodeFs, "mkdir" | "open" | "readdir" | "rename" | "rm" | "stat">;
@@ -61,19 +64,18 @@ export function createLocalStorage(
 
   return {
     kind: "local",
-    async putPng(bytes, origin, format = "png") {
+    async put(bytes, origin, format = "png") {
       try {
         await prepare();
       } catch (err) {
         throw asStorageError(err);
       }
-      const name = crypto.randomBytes(16).toString("hex");
-      const extension = OUTPUT_FORMATS[format].extension;
-      const id = format === "png" ? name : `${name}.${extension}`;
-      await writeDurably(fs, dir, name, extension, bytes);
-      return { id, url: `${publicBase ?? `${origin}/cdn`}/${name}.${extension}` };
+      const { name, file } = newImageFile(format);
+      await writeDurably(fs, dir, name, file, bytes);
+      // PNG ids predate formats and carry no extension; the others carry theirs.
+      return { id: format === "png" ? name : file, url: `${publicBase ?? `${origin}/cdn`}/${file}` };
     },
-    async openPng(id) {
+    async open(id) {
       if (!isLocalImageId(id)) return null;
       let handle: nodeFs.FileHandle;
       try {
@@ -90,7 +92,7 @@ export function createLocalStorage(
         throw err;
       }
     },
-    async deletePng(id) {
+    async delete(id) {
       if (!isLocalImageId(id)) return;
       await fs.rm(fileOf(id), { force: true });
     },
@@ -101,9 +103,9 @@ export function createLocalStorage(
  * Temp file, fsync, rename, fsync of the folder: once this returns the image survives a crash or power loss, and a
  * reader never sees half a file. On any failure the temp file is removed.
  */
-async function writeDurably(fs: StorageFs, dir: string, id: string, extension: string, png: Buffer): Promise<void> {
-  const file = path.join(/*turbopackIgnore: true*/ dir, `${id}.${extension}`);
-  const tmp = path.join(dir, `${id}.${HOST}.${process.pid}.${INSTANCE}.tmp`);
+async function writeDurably(fs: StorageFs, dir: string, name: string, fileName: string, png: Buffer): Promise<void> {
+  const file = path.join(/*turbopackIgnore: true*/ dir, fileName);
+  const tmp = path.join(dir, `${name}.${HOST}.${process.pid}.${INSTANCE}.tmp`);
   let handle: nodeFs.FileHandle | undefined;
   try {
     handle = await fs.open(tmp, "wx", 0o644);

@@ -24,9 +24,9 @@ export interface ImageStorage {
    * `origin` is the app's own origin, used when no CDN base is configured.
    * Throws `StorageUnavailable` when there is no room or the service cannot be reached; nothing partial is kept.
    */
-  putPng(bytes: Buffer, origin: string, format?: OutputFormat): Promise<StoredImage>;
-  /** Open a stored image by id for streaming (local storage serves /cdn/<id>.png from this); null when absent. */
-  openPng(id: string): Promise<OpenedImage | null>;
+  put(bytes: Buffer, origin: string, format?: OutputFormat): Promise<StoredImage>;
+  /** Open a stored image by id for streaming (/cdn/<file> serves it from this); null when absent. */
+  open(id: string): Promise<OpenedImage | null>;
   /** Remove a stored image if it is there (absent or foreign ids are a no-op); its URL answers 404 afterwards. */
-  deletePng(id: string): Promise<void>;
+  delete(id: string): Promise<void>;
 }

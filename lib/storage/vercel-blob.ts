@@ -1,5 +1,4 @@
 // Production image storage on Vercel Blob, so images outlive serverless instances and are served from its CDN.
-import crypto from "node:crypto";
 import {
   BlobError,
   BlobNotFoundError,
@@ -14,12 +13,13 @@ import {
 } from "@vercel/blob";
 import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
+import { extensionsPattern, newImageFile } from "./names";
 import type { ImageStorage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
 const ONE_YEAR_S = 31_536_000;
-/** What putPng returns as id: our 128-bit name plus Blob's random suffix. */
-const BLOB_ID = /^darkroom\/[0-9a-f]{32}-[A-Za-z0-9]+\.(?:png|jpg|webp|avif)$/;
+/** What put returns as id: our 128-bit name plus Blob's random suffix. */
+const BLOB_ID = new RegExp(`^darkroom/[0-9a-f]{32}-[A-Za-z0-9]+\\.${extensionsPattern()}$`);
 /**
  * How long one storage call may take, the client's own retries included. @vercel/blob retries 5xx answers and
  * network errors with exponential backoff (10 times by default, about 17 minutes), far longer than a caller waits.
@@ -43,10 +43,10 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
   const deadlineMs = opts.deadlineMs ?? BLOB_DEADLINE_MS;
   return {
     kind: "vercel-blob",
-    async putPng(bytes, _origin, format = "png") {
-      const { extension, contentType } = OUTPUT_FORMATS[format];
+    async put(bytes, _origin, format = "png") {
+      const { contentType } = OUTPUT_FORMATS[format];
       // 128 random bits make the name unguessable on their own; the random suffix is Blob's own guard on top.
-      const pathname = `darkroom/${crypto.randomBytes(16).toString("hex")}.${extension}`;
+      const pathname = `darkroom/${newImageFile(format).file}`;
       const blob = await withDeadline(deadlineMs, (abortSignal) =>
         put(pathname, bytes, {
           access: "public",
@@ -59,7 +59,7 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
       );
       return { id: blob.pathname, url: blob.url };
     },
-    async openPng(id) {
+    async open(id) {
       // Only our own pathnames: this never fetches a caller-supplied URL.
       if (!BLOB_ID.test(id)) return null;
       let url: string;
@@ -91,7 +91,7 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
       }
       return { size, stream: res.body };
     },
-    async deletePng(id) {
+    async delete(id) {
       if (!BLOB_ID.test(id)) return;
       await withDeadline(deadlineMs, (abortSignal) => del(id, { token, abortSignal }));
     },

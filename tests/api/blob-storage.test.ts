@@ -39,7 +39,7 @@ describe("vercel blob storage", () => {
   it("puts a public, immutable PNG whose URL serves the same bytes", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
     assert.equal(storage.kind, "vercel-blob");
-    const stored = await storage.putPng(PNG, "http://app.invalid");
+    const stored = await storage.put(PNG, "http://app.invalid");
 
     assert.match(stored.id, /^darkroom\/[0-9a-f]{32}-[A-Za-z0-9]+\.png$/);
     assert.equal(stored.url, `${new URL(server.apiUrl).origin}/${stored.id}`);
@@ -61,17 +61,17 @@ describe("vercel blob storage", () => {
 
   it("never fetches a caller-supplied URL when opening", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
-    const stored = await storage.putPng(PNG, "");
-    assert.equal(await storage.openPng(stored.url), null);
-    const opened = await storage.openPng(stored.id);
+    const stored = await storage.put(PNG, "");
+    assert.equal(await storage.open(stored.url), null);
+    const opened = await storage.open(stored.id);
     assert.ok(opened);
     assert.deepEqual(await readAll(opened.stream), PNG);
   });
 
   it("deletes through the API: the blob URL answers 404 afterwards", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
-    const stored = await storage.putPng(PNG, "");
-    await storage.deletePng(stored.id);
+    const stored = await storage.put(PNG, "");
+    await storage.delete(stored.id);
     assert.equal((await fetch(stored.url)).status, 404);
   });
 
@@ -88,7 +88,7 @@ describe("vercel blob storage", () => {
       const storage = createVercelBlobStorage({ token: server.token });
       const before = server.count();
       server.failApi(fault);
-      await assert.rejects(storage.putPng(PNG, ""), StorageUnavailable);
+      await assert.rejects(storage.put(PNG, ""), StorageUnavailable);
       assert.equal(server.count(), before);
     });
   }
@@ -98,7 +98,7 @@ describe("vercel blob storage", () => {
     process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${port}/api`;
     try {
       const storage = createVercelBlobStorage({ token: server.token });
-      await assert.rejects(storage.putPng(PNG, ""), StorageUnavailable);
+      await assert.rejects(storage.put(PNG, ""), StorageUnavailable);
     } finally {
       process.env.VERCEL_BLOB_API_URL = server.apiUrl;
     }
@@ -110,7 +110,7 @@ describe("vercel blob storage", () => {
     process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${(rude.address() as net.AddressInfo).port}/api`;
     try {
       const storage = createVercelBlobStorage({ token: server.token });
-      await assert.rejects(storage.putPng(PNG, ""), StorageUnavailable);
+      await assert.rejects(storage.put(PNG, ""), StorageUnavailable);
     } finally {
       process.env.VERCEL_BLOB_API_URL = server.apiUrl;
       await new Promise<void>((resolve) => rude.close(() => resolve()));
@@ -124,13 +124,13 @@ describe("vercel blob storage", () => {
       const storage = createVercelBlobStorage({ token: server.token, deadlineMs: 600 });
       server.hangApi(true);
       const started = Date.now();
-      await assert.rejects(storage.putPng(PNG, ""), StorageUnavailable);
+      await assert.rejects(storage.put(PNG, ""), StorageUnavailable);
       const took = Date.now() - started;
       assert.ok(took < 5_000, `took ${took} ms`);
 
       server.hangApi(false);
       server.failApi({ status: 503, code: "service_unavailable" });
-      await assert.rejects(storage.putPng(PNG, ""), StorageUnavailable);
+      await assert.rejects(storage.put(PNG, ""), StorageUnavailable);
     } finally {
       process.env.VERCEL_BLOB_RETRIES = "0";
     }
@@ -138,15 +138,15 @@ describe("vercel blob storage", () => {
 
   it("open and delete: outages are StorageUnavailable too", async () => {
     const storage = createVercelBlobStorage({ token: server.token });
-    const stored = await storage.putPng(PNG, "");
+    const stored = await storage.put(PNG, "");
     server.failApi({ status: 503, code: "service_unavailable" });
-    await assert.rejects(storage.openPng(stored.id), StorageUnavailable);
-    await assert.rejects(storage.deletePng(stored.id), StorageUnavailable);
+    await assert.rejects(storage.open(stored.id), StorageUnavailable);
+    await assert.rejects(storage.delete(stored.id), StorageUnavailable);
   });
 
   it("a wrong token is a configuration error, not an outage", async () => {
     const storage = createVercelBlobStorage({ token: "vercel_blob_rw_fakestore_wrong" });
-    const err = await storage.putPng(PNG, "").catch((e: unknown) => e);
+    const err = await storage.put(PNG, "").catch((e: unknown) => e);
     assert.ok(err instanceof BlobAccessError, `got ${String(err)}`);
     assert.ok(!(err instanceof StorageUnavailable));
   });

@@ -29,8 +29,8 @@ export function runStorageSuite(
     it("opens what it stored: the same bytes and their exact size", async () => {
       const storage = await open();
       const png = Buffer.concat([TINY_PNG, Buffer.alloc(200_000, 7)]);
-      const stored = await storage.putPng(png, "http://app.test");
-      const opened = await storage.openPng(stored.id);
+      const stored = await storage.put(png, "http://app.test");
+      const opened = await storage.open(stored.id);
       assert.ok(opened, "stored image not found");
       assert.equal(opened.size, png.length);
       assert.deepEqual(await readAll(opened.stream), png);
@@ -39,8 +39,8 @@ export function runStorageSuite(
     it("gives every image its own id and URL", async () => {
       const storage = await open();
       const [a, b] = await Promise.all([
-        storage.putPng(TINY_PNG, "http://app.test"),
-        storage.putPng(TINY_PNG, "http://app.test"),
+        storage.put(TINY_PNG, "http://app.test"),
+        storage.put(TINY_PNG, "http://app.test"),
       ]);
       assert.notEqual(a.id, b.id);
       assert.notEqual(a.url, b.url);
@@ -48,20 +48,20 @@ export function runStorageSuite(
 
     it("opens nothing for a missing, foreign or hostile id", async () => {
       const storage = await open();
-      assert.equal(await storage.openPng(ids.missingId), null);
-      for (const id of ids.foreignIds) assert.equal(await storage.openPng(id), null, id);
+      assert.equal(await storage.open(ids.missingId), null);
+      for (const id of ids.foreignIds) assert.equal(await storage.open(id), null, id);
     });
 
     it("deletes: the image is gone, and deleting again or a foreign id is a no-op", async () => {
       const storage = await open();
-      const keep = await storage.putPng(TINY_PNG, "http://app.test");
-      const gone = await storage.putPng(TINY_PNG, "http://app.test");
-      await storage.deletePng(gone.id);
-      assert.equal(await storage.openPng(gone.id), null);
-      await storage.deletePng(gone.id);
-      await storage.deletePng(ids.missingId);
-      for (const id of ids.foreignIds) await storage.deletePng(id);
-      const kept = await storage.openPng(keep.id);
+      const keep = await storage.put(TINY_PNG, "http://app.test");
+      const gone = await storage.put(TINY_PNG, "http://app.test");
+      await storage.delete(gone.id);
+      assert.equal(await storage.open(gone.id), null);
+      await storage.delete(gone.id);
+      await storage.delete(ids.missingId);
+      for (const id of ids.foreignIds) await storage.delete(id);
+      const kept = await storage.open(keep.id);
       assert.ok(kept, "deleting one image removed another");
       assert.deepEqual(await readAll(kept.stream), TINY_PNG);
     });

@@ -34,10 +34,10 @@ function countingStorage(inner: ImageStorage) {
   let failDeletes = false;
   const storage: ImageStorage = {
     ...inner,
-    async deletePng(id) {
+    async delete(id) {
       if (failDeletes) throw new StorageUnavailable("blob down");
       deletes.set(id, (deletes.get(id) ?? 0) + 1);
-      await inner.deletePng(id);
+      await inner.delete(id);
     },
   };
   return {
@@ -111,7 +111,7 @@ describe("storing an image", () => {
     const { storage, images } = setUp();
     const full: ImageStorage = {
       ...storage,
-      putPng: async () => {
+      put: async () => {
         throw new StorageUnavailable("image storage: ENOSPC");
       },
     };
@@ -134,7 +134,7 @@ describe("deleting an image", () => {
     assert.equal(files().length, 2);
 
     await deleteImage(one.id, { deleteToken: one.deleteToken }, deps);
-    assert.equal(await storage.openPng(one.id), null, "the file is gone when delete returns");
+    assert.equal(await storage.open(one.id), null, "the file is gone when delete returns");
     await assert.rejects(deleteImage(one.id, { deleteToken: one.deleteToken }, deps), NotFound);
 
     await deleteImage(two.id, { owner: "key_a" }, deps);
@@ -151,7 +151,7 @@ describe("deleting an image", () => {
     await assert.rejects(deleteImage(one.id, { owner: "key_a" }, deps), StorageUnavailable);
     // Its deletion was asked for: it is no longer listed, and its file is still there.
     assert.deepEqual((await listImages("key_a", { limit: 10 }, deps)).records, []);
-    const still = await storage.openPng(one.id);
+    const still = await storage.open(one.id);
     assert.ok(still, "the file stays until a delete succeeds");
     await still.stream.cancel();
     counting.failDeletes(false);

@@ -102,17 +102,17 @@ function recordingFs(fault?: { op: Op; code: string }) {
 
 describe("local storage: writes", () => {
   it("returns URLs under the app's /cdn, or under PUBLIC_CDN_URL", async () => {
-    const own = await createLocalStorage(freshDataDir(), undefined).putPng(TINY_PNG, "http://app.test:3000");
+    const own = await createLocalStorage(freshDataDir(), undefined).put(TINY_PNG, "http://app.test:3000");
     assert.match(own.id, /^[a-f0-9]{32}$/);
     assert.equal(own.url, `http://app.test:3000/cdn/${own.id}.png`);
-    const cdn = await createLocalStorage(freshDataDir(), "https://img.example.com/i").putPng(TINY_PNG, "http://x");
+    const cdn = await createLocalStorage(freshDataDir(), "https://img.example.com/i").put(TINY_PNG, "http://x");
     assert.equal(cdn.url, `https://img.example.com/i/${cdn.id}.png`);
   });
 
   it("writes a temp file, syncs it, renames it, then syncs the folder, before returning", async () => {
     const dataDir = freshDataDir();
     const rec = recordingFs();
-    const stored = await createLocalStorage(dataDir, undefined, { fs: rec.fs }).putPng(TINY_PNG, "http://app.test");
+    const stored = await createLocalStorage(dataDir, undefined, { fs: rec.fs }).put(TINY_PNG, "http://app.test");
     const tmp = rec.calls[0]?.slice("write ".length) ?? "";
     assert.match(tmp, new RegExp(`^${stored.id}\\..+\\.tmp$`));
     assert.deepEqual(rec.calls, [`write ${tmp}`, `sync ${tmp}`, `rename ${tmp} -> ${stored.id}.png`, "sync dir"]);
@@ -124,7 +124,7 @@ describe("local storage: writes", () => {
       it(`${code} on ${op}: StorageUnavailable, and no file is left behind`, async () => {
         const dataDir = freshDataDir();
         const storage = createLocalStorage(dataDir, undefined, { fs: recordingFs({ op, code }).fs });
-        const err = await storage.putPng(Buffer.alloc(100_000, 1), "http://app.test").then(
+        const err = await storage.put(Buffer.alloc(100_000, 1), "http://app.test").then(
           () => assert.fail("put succeeded"),
           (e: unknown) => e,
         );
@@ -138,14 +138,14 @@ describe("local storage: writes", () => {
   it("a failed folder sync gives no URL and removes the image it could not make durable", async () => {
     const dataDir = freshDataDir();
     const storage = createLocalStorage(dataDir, undefined, { fs: recordingFs({ op: "syncDir", code: "ENOSPC" }).fs });
-    await assert.rejects(storage.putPng(TINY_PNG, "http://app.test"), StorageUnavailable);
+    await assert.rejects(storage.put(TINY_PNG, "http://app.test"), StorageUnavailable);
     assert.deepEqual(listImages(dataDir), []);
   });
 
   it("other failures pass through unchanged (a bug or a broken disk is not 'busy'), still leaving nothing", async () => {
     const dataDir = freshDataDir();
     const storage = createLocalStorage(dataDir, undefined, { fs: recordingFs({ op: "write", code: "EIO" }).fs });
-    const err = await storage.putPng(TINY_PNG, "http://app.test").catch((e: unknown) => e);
+    const err = await storage.put(TINY_PNG, "http://app.test").catch((e: unknown) => e);
     assert.ok(!(err instanceof StorageUnavailable));
     assert.equal((err as NodeJS.ErrnoException).code, "EIO");
     assert.deepEqual(listImages(dataDir), []);
@@ -179,7 +179,7 @@ describe("local storage: stale temp files", () => {
     for (const name of [stale[2], stale[3]]) fs.utimesSync(path.join(dir, name), hourAgo, hourAgo);
 
     const storage = createLocalStorage(dataDir, undefined);
-    const stored = await storage.putPng(TINY_PNG, "http://app.test");
+    const stored = await storage.put(TINY_PNG, "http://app.test");
     assert.deepEqual(listImages(dataDir), [...kept, `${stored.id}.png`].sort());
   });
 });
@@ -191,9 +191,9 @@ describe("local storage: reads", () => {
     const storage = createLocalStorage(dataDir, undefined, { fs: rec.fs });
     const size = 40 * CHUNK_BYTES + 17;
     const bytes = crypto.randomBytes(size);
-    const stored = await storage.putPng(bytes, "http://app.test");
+    const stored = await storage.put(bytes, "http://app.test");
 
-    const opened = await storage.openPng(stored.id);
+    const opened = await storage.open(stored.id);
     assert.ok(opened);
     assert.equal(opened.size, size);
     const reader = opened.stream.getReader();
@@ -214,11 +214,11 @@ describe("local storage: reads", () => {
 
   it("closes the file when a stream is cancelled or read to the end", async () => {
     const storage = createLocalStorage(freshDataDir(), undefined);
-    const stored = await storage.putPng(Buffer.alloc(3 * CHUNK_BYTES, 1), "http://app.test");
+    const stored = await storage.put(Buffer.alloc(3 * CHUNK_BYTES, 1), "http://app.test");
     const openFds = () => fs.readdirSync("/proc/self/fd").length;
     const before = openFds();
     for (let i = 0; i < 30; i++) {
-      const opened = await storage.openPng(stored.id);
+      const opened = await storage.open(stored.id);
       assert.ok(opened);
       if (i % 2) await opened.stream.cancel();
       else await readAll(opened.stream);
@@ -228,9 +228,9 @@ describe("local storage: reads", () => {
 
   it("fails the stream, and closes the file, when a read fails", async () => {
     const dataDir = freshDataDir();
-    const stored = await createLocalStorage(dataDir, undefined).putPng(TINY_PNG, "http://app.test");
+    const stored = await createLocalStorage(dataDir, undefined).put(TINY_PNG, "http://app.test");
     const broken = createLocalStorage(dataDir, undefined, { fs: recordingFs({ op: "read", code: "EIO" }).fs });
-    const opened = await broken.openPng(stored.id);
+    const opened = await broken.open(stored.id);
     assert.ok(opened);
     await assert.rejects(readAll(opened.stream), /EIO/);
   });
@@ -252,19 +252,19 @@ describe("local storage on a real, tiny file system", () => {
     skip,
   }, async () => {
     const storage = createLocalStorage(mountPoint, undefined);
-    const first = await storage.putPng(crypto.randomBytes(400_000), "http://app.test");
-    const second = await storage.putPng(crypto.randomBytes(400_000), "http://app.test");
+    const first = await storage.put(crypto.randomBytes(400_000), "http://app.test");
+    const second = await storage.put(crypto.randomBytes(400_000), "http://app.test");
 
-    const err = await storage.putPng(crypto.randomBytes(400_000), "http://app.test").catch((e: unknown) => e);
+    const err = await storage.put(crypto.randomBytes(400_000), "http://app.test").catch((e: unknown) => e);
     assert.ok(err instanceof StorageUnavailable, `got ${String(err)}`);
     assert.equal((err.cause as NodeJS.ErrnoException).code, "ENOSPC");
     assert.deepEqual(listImages(mountPoint), [`${first.id}.png`, `${second.id}.png`].sort());
-    const opened = await storage.openPng(first.id);
+    const opened = await storage.open(first.id);
     assert.equal(opened?.size, 400_000);
     await opened?.stream.cancel();
 
-    await storage.deletePng(second.id);
-    const third = await storage.putPng(crypto.randomBytes(400_000), "http://app.test");
+    await storage.delete(second.id);
+    const third = await storage.put(crypto.randomBytes(400_000), "http://app.test");
     assert.deepEqual(listImages(mountPoint), [`${first.id}.png`, `${third.id}.png`].sort());
   });
 
@@ -273,11 +273,11 @@ describe("local storage on a real, tiny file system", () => {
     const before = listImages(mountPoint);
     assert.equal(spawnSync("mount", ["-o", "remount,ro", mountPoint]).status, 0);
     try {
-      const err = await storage.putPng(TINY_PNG, "http://app.test").catch((e: unknown) => e);
+      const err = await storage.put(TINY_PNG, "http://app.test").catch((e: unknown) => e);
       assert.ok(err instanceof StorageUnavailable, `got ${String(err)}`);
       assert.equal((err.cause as NodeJS.ErrnoException).code, "EROFS");
       assert.deepEqual(listImages(mountPoint), before);
-      const opened = await storage.openPng(before[0].replace(/\.png$/, ""));
+      const opened = await storage.open(before[0].replace(/\.png$/, ""));
       assert.ok(opened);
       await opened.stream.cancel();
     } finally {

@@ -16,7 +16,7 @@ const openFds = () => fs.readdirSync("/proc/self/fd").length;
 
 describe("replyWithImage", () => {
   it("GET: the image streamed, with its length and the immutable, sandboxed headers", async () => {
-    const { id } = await storage.putPng(TINY_PNG, "http://app.test");
+    const { id } = await storage.put(TINY_PNG, "http://app.test");
     const reply = await replyWithImage(storage, `${id}.png`, { method: "GET", ifNoneMatch: null });
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.headers, {
@@ -32,7 +32,7 @@ describe("replyWithImage", () => {
   });
 
   it("If-None-Match: 304 for the image's tag (strong, weak, listed or *), 200 otherwise", async () => {
-    const { id } = await storage.putPng(TINY_PNG, "http://app.test");
+    const { id } = await storage.put(TINY_PNG, "http://app.test");
     for (const inm of [`"${id}"`, ` W/"${id}" `, `"a", "${id}"`, "*"]) {
       const reply = await replyWithImage(storage, `${id}.png`, { method: "GET", ifNoneMatch: inm });
       assert.equal(reply.status, 304, inm);
@@ -48,7 +48,7 @@ describe("replyWithImage", () => {
   });
 
   it("HEAD: the headers of GET, no body, and the file is not left open", async () => {
-    const { id } = await storage.putPng(TINY_PNG, "http://app.test");
+    const { id } = await storage.put(TINY_PNG, "http://app.test");
     const before = openFds();
     for (let i = 0; i < 20; i++) {
       const reply = await replyWithImage(storage, `${id}.png`, {
@@ -64,8 +64,8 @@ describe("replyWithImage", () => {
   });
 
   it("404 for missing, deleted or malformed names, whatever If-None-Match says", async () => {
-    const { id } = await storage.putPng(TINY_PNG, "http://app.test");
-    await storage.deletePng(id);
+    const { id } = await storage.put(TINY_PNG, "http://app.test");
+    await storage.delete(id);
     for (const file of [`${id}.png`, id, `${id}.PNG`, "..%2Fkey-pepper", "key-pepper", `${id}.png.tmp`]) {
       const get = await replyWithImage(storage, file, { method: "GET", ifNoneMatch: `"${id}"` });
       assert.equal(get.status, 404, file);

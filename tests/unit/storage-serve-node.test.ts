@@ -35,7 +35,7 @@ const openFds = () => fs.readdirSync("/proc/self/fd").length;
 describe("serveCdnRequest", () => {
   it("sends the image with Content-Length, and the JSON 404 with its own", async () => {
     const bytes = Buffer.alloc(5 * CHUNK_BYTES + 3, 9);
-    const { id } = await storage.putPng(bytes, base);
+    const { id } = await storage.put(bytes, base);
     const res = await fetch(`${base}/cdn/${id}.png?v=1`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-length"), String(bytes.length));
@@ -62,7 +62,7 @@ describe("serveCdnRequest", () => {
   });
 
   it("closes the file when the client goes away mid-image", async () => {
-    const { id } = await storage.putPng(Buffer.alloc(256 * CHUNK_BYTES, 1), base);
+    const { id } = await storage.put(Buffer.alloc(256 * CHUNK_BYTES, 1), base);
     const before = openFds();
     for (let i = 0; i < 10; i++) {
       await new Promise<void>((resolve, reject) => {
