@@ -56,8 +56,9 @@ function decode(stored: unknown): ImageRecord | null {
 const decodeAll = (raw: unknown): ImageRecord[] =>
   (Array.isArray(raw) ? raw : []).map(decode).filter((r): r is ImageRecord => r !== null);
 
-export function openUpstashImageStore(redis: RedisClient): ImageStore {
-  const scripts = {
+/** The image store's scripts, loaded once per client. */
+function imageScripts(redis: RedisClient) {
+  return {
     insert: redis.createScript<number>(INSERT_IMAGE),
     list: redis.createScript<unknown[]>(LIST_IMAGES),
     claim: redis.createScript<string | null>(CLAIM_IMAGE),
@@ -66,6 +67,10 @@ export function openUpstashImageStore(redis: RedisClient): ImageStore {
     finish: redis.createScript<number>(FINISH_IMAGE),
     release: redis.createScript<number>(RELEASE_IMAGE),
   };
+}
+
+export function openUpstashImageStore(redis: RedisClient): ImageStore {
+  const scripts = imageScripts(redis);
   const cutoffArg = (cutoff: number | null) => (cutoff === null ? "" : String(cutoff));
 
   return {
