@@ -2,7 +2,7 @@
 // response URL, cancel through the cancel URL when the caller gives up. The URLs are the ones fal answers, which
 // the provider's host policy checks (queue.fal.run, or the origin of FAL_BASE_URL).
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
-import { cancelQuietly, sleep } from "@/lib/engines/providers/poll";
+import { cancelQuietly, pollBounded } from "@/lib/engines/providers/poll";
 import type { EnhanceRoute, EnhanceRouteJob } from "@/lib/enhance/routes/types";
 import { baseOf, download, failureOf, jsonOf, pngDataUri, type RemoteRouteDeps, withDeadline } from "./shared";
 
@@ -104,28 +104,26 @@ export function createFalEnhanceRoute(modelId: string, deps: RemoteRouteDeps): E
   };
 }
 
-/** Polls the status URL until COMPLETED; the signal (the route's deadline) bounds the loop. */
-async function waitForCompletion(
+/** Polls the status URL until COMPLETED; the route's deadline bounds the loop. */
+function waitForCompletion(
   statusUrl: string,
   auth: Record<string, string>,
   deps: RemoteRouteDeps,
   job: EnhanceRouteJob,
   signal: AbortSignal,
-): Promise<void> {
-  const interval = deps.pollIntervalMs ?? POLL_INTERVAL_MS;
-  const maxPolls = Math.ceil(deps.timeoutMs / interval) + 1;
-  for (let poll = 1; poll <= maxPolls; poll++) {
+): Promise<true> {
+  const bounds = { intervalMs: deps.pollIntervalMs ?? POLL_INTERVAL_MS, timeoutMs: deps.timeoutMs, signal };
+  return pollBounded("fal", bounds, async () => {
     const res = await deps.fetch(statusUrl, { method: "GET", signal, headers: auth });
     if (!res.ok) throw await failureOf("fal status", res);
     const body = await jsonOf("fal", res);
-    if (body.status === "COMPLETED") return;
+    if (body.status === "COMPLETED") return true;
     if (body.status !== "IN_QUEUE" && body.status !== "IN_PROGRESS")
       throw new ProviderError("malformed", `fal: unknown queue status ${String(body.status).slice(0, 40)}`);
     const position = typeof body.queue_position === "number" ? `, position ${body.queue_position}` : "";
     job.onProgress?.({ fraction: null, stage: `fal: ${body.status === "IN_QUEUE" ? `queued${position}` : "running"}` });
-    await sleep(interval, signal);
-  }
-  throw new ProviderError("timeout", `fal: not completed after ${maxPolls} polls`);
+    return undefined;
+  });
 }
 
 function queueUrls(answer: QueueAnswer): { status: string; response: string; cancel: string } {

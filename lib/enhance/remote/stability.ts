@@ -1,7 +1,7 @@
 // Stability AI's v2beta upscalers as enhance routes: fast (4×, no prompt), conservative (to about 4 MP, steered by
 // a prompt) and creative (generative, steered by a prompt and a creativity; asynchronous, so its result is polled).
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
-import { sleep } from "@/lib/engines/providers/poll";
+import { pollBounded } from "@/lib/engines/providers/poll";
 import type { EnhanceRoute, EnhanceRouteJob } from "@/lib/enhance/routes/types";
 import { baseOf, failureOf, jsonOf, type RemoteRouteDeps, withDeadline } from "./shared";
 
@@ -59,24 +59,22 @@ export function createStabilityEnhanceRoute(modelId: string, deps: RemoteRouteDe
   };
 }
 
-/** GET the result until it is not 202 (in progress); the signal (the route's deadline) bounds the loop. */
-async function pollCreative(
+/** GET the result until it is not 202 (in progress); the route's deadline bounds the loop. */
+function pollCreative(
   url: string,
   auth: Record<string, string>,
   deps: RemoteRouteDeps,
   job: EnhanceRouteJob,
   signal: AbortSignal,
 ): Promise<Buffer> {
-  const interval = deps.pollIntervalMs ?? CREATIVE_POLL_MS;
-  const maxPolls = Math.ceil(deps.timeoutMs / interval) + 1;
-  for (let poll = 1; poll <= maxPolls; poll++) {
-    await sleep(interval, signal);
+  const bounds = { intervalMs: deps.pollIntervalMs ?? CREATIVE_POLL_MS, timeoutMs: deps.timeoutMs, signal };
+  return pollBounded("stability:creative", bounds, async () => {
     const res = await deps.fetch(url, { method: "GET", signal, headers: { ...auth, Accept: "image/*" } });
     if (res.status !== 202) return readImage(res);
     await res.body?.cancel();
     job.onProgress?.({ fraction: null, stage: "stability:creative: in progress" });
-  }
-  throw new ProviderError("timeout", `stability: creative still in progress after ${maxPolls} polls`);
+    return undefined;
+  });
 }
 
 /** An image answer (Accept: image/*): the bytes, with a filtered result or a refusal thrown as moderation. */
