@@ -267,7 +267,8 @@ export function runRestartsSuite(backend: Backend) {
         assert.match(String(stream.headers["content-type"]), /^text\/event-stream/);
         const error = /event: error\ndata: (.*)\n\n$/.exec(stream.text);
         assert.ok(error, `the stream ends with an error event: ${stream.text}`);
-        assert.equal(JSON.parse(error[1]).code, "busy");
+        // The engine's call is stopped by the shutdown: OpenAI's error body, as any other failed stream ends.
+        assert.equal(JSON.parse(error[1]).error.type, "server_error");
         assert.deepEqual(await exited, { code: 0, signal: null }, app.logs());
         await app.restart();
         assert.equal(await used(), 0, "the stream's unit came back");
