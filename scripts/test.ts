@@ -13,6 +13,8 @@ const SUITES = ["unit", "api", "e2e"] as const;
 const TIMES_FILE = path.join(ROOT, ".test-data", "durations.json");
 /** A file that says so in its first lines runs alone, after the others: it measures time or memory. */
 const ALONE_MARK = "@test-alone";
+/** Before any run has been timed: browser and API files take longest, unit files least. */
+const FIRST_RUN_ESTIMATE_MS: Record<string, number> = { e2e: 90_000, api: 60_000, unit: 10_000 };
 
 type Counts = { tests: number; pass: number; fail: number; skipped: number };
 type FileRun = { file: string; code: number | null; ms: number; output: string; counts: Counts };
@@ -77,7 +79,8 @@ function report(run: FileRun) {
 /** Runs files `jobs` at a time, longest first; prints each file's output as it ends. */
 async function runPool(files: string[], jobs: number): Promise<FileRun[]> {
   const times = readTimes();
-  const queue = [...files].sort((a, b) => (times[b] ?? 60_000) - (times[a] ?? 60_000));
+  const estimate = (file: string) => times[file] ?? FIRST_RUN_ESTIMATE_MS[file.split(path.sep)[1]] ?? 60_000;
+  const queue = [...files].sort((a, b) => estimate(b) - estimate(a));
   const runs: FileRun[] = [];
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
