@@ -1,7 +1,7 @@
 // What GET and HEAD /cdn/<file> answer, in Web types: used by server.ts, which serves these paths itself (Next drops
 // Content-Length from route handler responses), and by the route handler behind it.
 import { formatOfExtension, OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
-import { isLocalImageId } from "@/lib/storage/local";
+import { isImageId } from "@/lib/storage/names";
 import type { ImageStorage } from "@/lib/storage/types";
 
 export type ImageReply = {
@@ -27,7 +27,7 @@ export async function replyWithImage(
   // PNG ids predate formats and carry no extension; the others carry theirs.
   const id = match && format ? (format === "png" ? match[1] : file) : undefined;
   // Opened before any header is decided, so a 200 or 304 is only ever sent for an image that exists.
-  const image = id && isLocalImageId(id) ? await storage.open(id) : null;
+  const image = id && isImageId(id) ? await storage.open(id) : null;
   if (!id || !image) {
     const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
     if (req.method === "HEAD") return { status: 404, headers, body: null };
