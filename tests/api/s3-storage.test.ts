@@ -2,10 +2,16 @@
 // storage contract suite, a wrong secret, and the server going away mid-run and coming back.
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { StorageUnavailable } from "@/lib/errors";
+import { storeImage } from "@/lib/images/library";
+import { sweepImages } from "@/lib/images/sweep";
 import { createS3Storage, type S3StorageOptions } from "@/lib/storage/s3";
+import { openSqliteBackend } from "@/lib/store/sqlite-backend";
 import { runStorageSuite, TINY_PNG } from "@/tests/helpers/storage-suite";
 import { hasSwift, type SwiftS3, startSwiftS3 } from "@/tests/helpers/swift-s3";
 
@@ -69,6 +75,33 @@ describe("S3 storage on OpenStack Swift", { skip }, () => {
     assert.equal(head.ContentLength, big.length);
     assert.equal(head.ContentType, "image/avif");
     assert.equal(head.CacheControl, "public, max-age=31536000, immutable");
+  });
+
+  it("the retention sweep removes the objects of due images, and old temporary objects", async () => {
+    const storage = s3Storage();
+    const images = openSqliteBackend(fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-s3-sweep-"))).images;
+    const params = { prompt: "a cat", model: "alpha-pro", style: "Anime", ratio: "1:1", seed: 7 };
+    const stored = [];
+    for (const format of ["png", "avif"] as const) {
+      stored.push(
+        await storeImage(
+          storage,
+          TINY_PNG,
+          "http://app.test",
+          { kind: "generate", params, width: 1, height: 1, format },
+          { images, owner: "key_a", retentionDays: 1 },
+        ),
+      );
+    }
+    const key = crypto.randomBytes(16).toString("hex");
+    await storage.temp.put(key, TINY_PNG);
+    const early = await sweepImages({ images, storage, retentionDays: 1 });
+    assert.equal(early.removed, 0);
+    for (const image of stored) assert.ok(await storage.open(image.id).then((o) => o?.stream.cancel().then(() => 1)));
+    const late = await sweepImages({ images, storage, retentionDays: 1 }, { now: () => Date.now() + 2 * 86_400_000 });
+    assert.equal(late.removed, 2);
+    for (const image of stored) assert.equal(await storage.open(image.id), null);
+    assert.equal(await storage.temp.open(key), null, "a day later the temporary object is gone too");
   });
 
   it("a wrong secret is a clear error from the check and from every write", async () => {
