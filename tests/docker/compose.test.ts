@@ -75,6 +75,9 @@ describe("compose.yaml", () => {
     for (const volume of ["darkroom-data", "redis-data"]) assert.match(config, new RegExp(`^  ${volume}:`, "m"));
     const gpu = await compose(["--profile", "gpu", "config", "--quiet"]);
     assert.equal(gpu.code, 0, gpu.stderr);
+    assert.match(config, /minio:[\s\S]*?profiles:\s+- s3/, "MinIO only in the s3 profile");
+    const s3 = await compose(["--profile", "s3", "config", "--quiet"]);
+    assert.equal(s3.code, 0, s3.stderr);
 
     fs.renameSync(path.join(dir, ".env"), path.join(dir, ".env.saved"));
     fs.writeFileSync(path.join(dir, ".env"), "");
