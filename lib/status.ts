@@ -31,7 +31,7 @@ export type StatusInput = {
   storeHealthy: boolean;
   /** Free space on DATA_DIR, when checked. */
   disk?: DiskCheck | null;
-  /** What is wrong with the image storage (from createStorageHealth), or null when it answers. */
+  /** Why the image storage fails its check (from createStorageHealth), or null when it answers. */
   storageProblem?: string | null;
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
@@ -49,9 +49,7 @@ export function buildStatus(input: StatusInput): StatusResponse {
   const pools = input.engines.describeGpuPools();
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
-  if (input.storageProblem) {
-    reasons.push(`The image storage does not answer (${input.storageProblem}); new images fail until it is back.`);
-  }
+  if (input.storageProblem) reasons.push(input.storageProblem);
   if (disk?.low) {
     reasons.push(
       `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,

@@ -1,7 +1,7 @@
 // Readiness for load balancers (GET /api/ready): ready only when the store and the image storage answer, the enhance
 // runtime has loaded, every model has a route that can take work, and no work queue would refuse new work.
 // Each check is bounded, so a hung dependency makes the answer "not ready", never a hung probe.
-import { StorageUnavailable } from "@/lib/errors";
+import { describeStorageProblem } from "@/lib/storage/health";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { RouteState } from "./route-states";
 
@@ -20,17 +20,16 @@ export type Readiness = { ready: boolean; reasons: string[] };
 
 /** @default timeoutMs 2000 */
 export async function checkReadiness(probes: ReadinessProbes, timeoutMs = 2000): Promise<Readiness> {
-  let storageProblem: string | undefined;
+  let storageProblem = describeStorageProblem(null);
   const storageProbe = () =>
     probes.storage().catch((err: unknown) => {
-      // The storage's own words (wrong credentials, no such bucket) tell the operator what to fix.
-      if (err instanceof StorageUnavailable) storageProblem = err.message;
+      storageProblem = describeStorageProblem(err);
       return false;
     });
   const [store, storage] = await Promise.all([answers(probes.store, timeoutMs), answers(storageProbe, timeoutMs)]);
   const reasons: string[] = [];
   if (!store) reasons.push("The store does not answer.");
-  if (!storage) reasons.push(`The image storage does not answer${storageProblem ? `: ${storageProblem}` : ""}.`);
+  if (!storage) reasons.push(storageProblem);
   const enhance = probes.enhance();
   if (enhance) reasons.push(enhance);
   const byModel = new Map<string, RouteState[]>();

@@ -6,8 +6,18 @@ import type { ImageStorage } from "./types";
 const CACHE_MS = 5_000;
 const TIMEOUT_MS = 2_000;
 
-/** Null while the storage answers; else what is wrong, in words an operator can act on. */
+/** Null while the storage answers; else the reason, in words an operator can act on. */
 export type StorageHealth = () => Promise<string | null>;
+
+/**
+ * The one sentence /api/ready and /api/status give for a storage that fails its check: with the storage's own words
+ * when it refuses the configuration (a wrong secret, no such bucket), which only the operator can fix.
+ */
+export function describeStorageProblem(err: unknown): string {
+  const detail =
+    err instanceof StorageUnavailable && err.refused ? `: ${err.message.replace(/^image storage: /, "")}` : "";
+  return `The image storage does not answer${detail}.`;
+}
 
 export function createStorageHealth(storage: ImageStorage, opts: { timeoutMs?: number } = {}): StorageHealth {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
@@ -24,12 +34,9 @@ export function createStorageHealth(storage: ImageStorage, opts: { timeoutMs?: n
 async function probe(storage: ImageStorage, timeoutMs: number): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
+    timer = setTimeout(() => resolve(describeStorageProblem(null)), timeoutMs);
   });
-  const check = storage.check().then(
-    () => null,
-    (err: unknown) => (err instanceof StorageUnavailable ? err.message : "it cannot be read"),
-  );
+  const check = storage.check().then(() => null, describeStorageProblem);
   try {
     return await Promise.race([check, late]);
   } finally {

@@ -189,8 +189,10 @@ function asStorageError(err: unknown): StorageUnavailable {
   if (err instanceof S3ServiceException) {
     const status = err.$metadata.httpStatusCode;
     const refusal = REFUSALS[err.name] ?? REFUSALS[String(status)];
-    const message = refusal ?? `S3 answered ${err.name} (HTTP ${status ?? "no status"})`;
-    return new StorageUnavailable(`image storage: ${message}`, { cause: err });
+    if (refusal) return new StorageUnavailable(`image storage: ${refusal}`, { cause: err, refused: true });
+    return new StorageUnavailable(`image storage: S3 answered ${err.name} (HTTP ${status ?? "no status"})`, {
+      cause: err,
+    });
   }
   return new StorageUnavailable("image storage cannot be reached", { cause: err });
 }
