@@ -11,9 +11,9 @@ import { jobEvents } from "../lib/jobs/events";
 import type { JobStore } from "../lib/jobs/store";
 import type { JobRecord } from "../lib/jobs/types";
 import { createJobWatcher, WATCH_TICK_MS } from "../lib/jobs/watch";
-import { openSqliteJobStore } from "../lib/store/jobs-sqlite";
-import { openSqliteConnection } from "../lib/store/sqlite-file";
-import { openUpstashBackend } from "../lib/store/upstash-backend";
+import { openUpstashBackend } from "../lib/store/redis/backend";
+import { openSqliteConnection } from "../lib/store/sqlite/connection";
+import { openSqliteJobStore } from "../lib/store/sqlite/jobs";
 import { hasRedisServer, startRedisServer } from "../tests/helpers/redis-server";
 import type { Table } from "./neural";
 

@@ -10,7 +10,7 @@ import { storeImage } from "../lib/images/library";
 import type { ImageRecord } from "../lib/images/store";
 import { sweepImages } from "../lib/images/sweep";
 import { createLocalStorage } from "../lib/storage/local";
-import { openSqliteBackend } from "../lib/store/sqlite-backend";
+import { openSqliteBackend } from "../lib/store/sqlite/backend";
 import type { Table } from "./neural";
 
 const DAY_MS = 86_400_000;

@@ -423,7 +423,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     },
     enhance: readEnhanceSettings(env),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
-    // (lib/store/redis-client.ts picks the transport from the URL's scheme).
+    // (lib/store/redis/client.ts picks the transport from the URL's scheme).
     upstash: env.REDIS_URL
       ? { url: env.REDIS_URL, token: "" }
       : env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN

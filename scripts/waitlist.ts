@@ -1,9 +1,9 @@
 // `npm run waitlist -- list [--format csv|json] | approve <id> | decline <id> | limit <key id> <n>`: the waitlist in
 // the server's own store, and the console's actions on it.
 import { parseArgs } from "node:util";
-import { waitlistEntryJson } from "../lib/api/admin-views";
 import { parseConfig } from "../lib/config";
 import { csvCell } from "../lib/console/waitlist";
+import { waitlistEntryJson } from "../lib/features/admin/answer";
 import { waitlistEntryView } from "../lib/schemas/admin";
 import { createServices } from "../lib/services";
 import { CONSOLE_USAGE, runConsoleCommand } from "./console-commands";

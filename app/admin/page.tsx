@@ -4,8 +4,8 @@ import { cookies } from "next/headers";
 import { AdminConsole } from "@/components/admin/admin-console";
 import { ConsoleDisabled } from "@/components/admin/console-disabled";
 import { SignInForm } from "@/components/admin/sign-in-form";
-import { SESSION_COOKIE } from "@/lib/api/admin-auth";
-import { sessionOfCookie } from "@/lib/api/with-admin";
+import { SESSION_COOKIE } from "@/lib/http/admin-auth";
+import { sessionOfCookie } from "@/lib/http/with-admin";
 import { getServices } from "@/lib/services";
 
 export const metadata: Metadata = { title: "Operators' console", robots: { index: false, follow: false } };

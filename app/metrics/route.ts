@@ -1,6 +1,6 @@
 // GET /metrics – Prometheus text format, for a scraper holding METRICS_TOKEN as a Bearer: 404 while the token is
 // unset (as if there were no such path), 401 on a missing or wrong one.
-import { tokenMatches } from "@/lib/api/admin-auth";
+import { tokenMatches } from "@/lib/http/admin-auth";
 import { renderMetrics } from "@/lib/metrics";
 import { describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";

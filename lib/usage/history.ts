@@ -1,6 +1,6 @@
 // Daily usage aggregates, for the console's charts and the Pro callers' own usage. One counter per UTC day, plan,
 // endpoint, model, engine and outcome; Pro requests are also counted per key, Free ones only in aggregate (no
-// per-address history). SQLite (usage-history-sqlite.ts) and Upstash (usage-history-upstash.ts) implement it.
+// per-address history). lib/store/sqlite/usage.ts and lib/store/redis/usage.ts implement it.
 import { DAY_MS } from "@/lib/quota/types";
 
 export const USAGE_OUTCOMES = ["succeeded", "failed", "refused"] as const;

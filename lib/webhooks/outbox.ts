@@ -1,5 +1,5 @@
 // The webhook outbox: deliveries waiting for their next attempt, kept in the store so they survive a restart.
-// SQLite (webhooks-sqlite.ts) and Upstash Redis (webhooks-upstash.ts) both implement it.
+// SQLite (lib/store/sqlite/outbox.ts) and Redis (lib/store/redis/outbox.ts) both implement it.
 //
 // A worker claims due deliveries with a lease: a claimed delivery is not due again until the lease runs out, so
 // while it holds, no other worker (in this process or another instance) attempts it. A worker that dies mid-attempt

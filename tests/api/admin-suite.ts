@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { sessionCookieValue } from "@/lib/api/admin-auth";
+import { sessionCookieValue } from "@/lib/http/admin-auth";
 import { keyListView, waitlistEntryView } from "@/lib/schemas/admin";
 import { type App, createKey, runScript, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";

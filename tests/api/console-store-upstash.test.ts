@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
-import { openUpstashBackend } from "@/lib/store/upstash-backend";
+import { openUpstashBackend } from "@/lib/store/redis/backend";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 

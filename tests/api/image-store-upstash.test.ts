@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
 import type { ImageRecord } from "@/lib/images/store";
-import { openUpstashImageStore } from "@/lib/store/images-upstash";
-import { createRedisClient } from "@/lib/store/redis-client";
+import { createRedisClient } from "@/lib/store/redis/client";
+import { openUpstashImageStore } from "@/lib/store/redis/images";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 

@@ -1,5 +1,5 @@
 // The job store and idempotency contracts on a real redis-server through the Upstash REST bridge.
-import { openUpstashBackend } from "@/lib/store/upstash-backend";
+import { openUpstashBackend } from "@/lib/store/redis/backend";
 import { runJobStoreSuite } from "@/tests/helpers/job-store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 

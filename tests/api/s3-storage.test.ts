@@ -11,7 +11,7 @@ import { StorageUnavailable } from "@/lib/errors";
 import { storeImage } from "@/lib/images/library";
 import { sweepImages } from "@/lib/images/sweep";
 import { createS3Storage, type S3StorageOptions } from "@/lib/storage/s3";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { runStorageSuite, TINY_PNG } from "@/tests/helpers/storage-suite";
 import { hasSwift, type SwiftS3, startSwiftS3 } from "@/tests/helpers/swift-s3";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { DB_FILE } from "@/lib/store/sqlite-file";
+import { DB_FILE } from "@/lib/store/sqlite/connection";
 import { type App, startApp } from "../helpers/app";
 import { call, generate } from "../helpers/http";
 

@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { Redis } from "@upstash/redis";
 import { StoreUnavailable } from "@/lib/errors";
 import type { Bucket } from "@/lib/quota/types";
-import { openUpstashBackend } from "@/lib/store/upstash-backend";
+import { openUpstashBackend } from "@/lib/store/redis/backend";
 import { itFailsClosedWhileRedisIsDown } from "@/tests/helpers/store-outage";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";

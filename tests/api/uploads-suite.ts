@@ -12,7 +12,7 @@ import { pngOf } from "../helpers/images";
 
 const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_INFLIGHT_UPLOAD_BYTES = 128 * 1024 * 1024;
-/** The largest body an enhance may declare: the file limit plus the multipart envelope (lib/api/read-upload.ts). */
+/** The largest body an enhance may declare: the file limit plus the multipart envelope (lib/http/read-upload.ts). */
 const MAX_BODY = MAX_UPLOAD_BYTES + 64 * 1024;
 
 /** What an attacker declares for 16 uploads: as much as the in-flight budget holds, to the byte, then more. */

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { describe, it } from "node:test";
-import { createRedisClient } from "@/lib/store/redis-client";
-import { openUpstashWebhookOutbox } from "@/lib/store/webhooks-upstash";
+import { createRedisClient } from "@/lib/store/redis/client";
+import { openUpstashWebhookOutbox } from "@/lib/store/redis/outbox";
 import { sharedUpstashBridge } from "@/tests/helpers/upstash-bridge";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { TcpRedis } from "@/lib/store/redis-tcp";
+import { TcpRedis } from "@/lib/store/redis/tcp";
 import { type Fakes, startAllFakes } from "../fakes";
 import { type App, createKey, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";

@@ -1,7 +1,7 @@
 // A database file as 1.0 left it (schema version 2: quota windows, keys, the waitlist), for migration tests.
 import path from "node:path";
 import Database from "better-sqlite3";
-import { DB_FILE } from "@/lib/store/sqlite-file";
+import { DB_FILE } from "@/lib/store/sqlite/connection";
 
 /** Writes 1.0's schema into `dataDir`, then `extraSql` (rows of that era). */
 export function writeVersion2File(dataDir: string, extraSql = ""): void {

@@ -3,7 +3,7 @@
 // from 1.1's migrations, for upgrade tests.
 import path from "node:path";
 import Database from "better-sqlite3";
-import { DB_FILE } from "@/lib/store/sqlite-file";
+import { DB_FILE } from "@/lib/store/sqlite/connection";
 
 /** Writes 1.1's schema into `dataDir`, then `extraSql` (rows of that era). */
 export function writeVersion6File(dataDir: string, extraSql = ""): void {

@@ -2,7 +2,7 @@
 // proxy that rewrites Host; nothing else, and never a missing or opaque Origin.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { isSameOrigin } from "@/lib/api/admin-auth";
+import { isSameOrigin } from "@/lib/http/admin-auth";
 
 const request = (headers: Record<string, string>) =>
   new Request("http://internal:3000/api/admin/keys", { method: "POST", headers });

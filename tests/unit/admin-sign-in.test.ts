@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, it } from "node:test";
 import { attemptAdminToken, attemptSecret, SIGN_IN_ATTEMPTS } from "@/lib/console/sign-in";
 import { StoreUnavailable } from "@/lib/errors";
-import { openSqliteBackend, type SqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend, type SqliteBackend } from "@/lib/store/sqlite/backend";
 
 const TOKEN = "t".repeat(40);
 let dir: string;

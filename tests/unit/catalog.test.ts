@@ -11,7 +11,6 @@ import { renderToStaticMarkup } from "react-dom/server";
 import StudioPage from "@/app/page";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { EnhanceOptions } from "@/components/enhance/enhance-options";
-import { validateGenerate } from "@/lib/api/parse-generate";
 import {
   DEFAULT_ENHANCE_MODE,
   describeModeHint,
@@ -27,6 +26,7 @@ import { ConfigError, parseConfig } from "@/lib/config";
 import { createEngines } from "@/lib/engines";
 import { defaultChain, parseChain } from "@/lib/engines/routes";
 import { chooseModel } from "@/lib/enhance/neural-engine";
+import { validateGenerate } from "@/lib/features/generate/parse";
 import { buildOpenApi, ENDPOINTS } from "@/lib/openapi";
 import {
   enhanceRequestSchema,

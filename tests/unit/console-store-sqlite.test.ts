@@ -5,8 +5,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, it } from "node:test";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
-import type { openSqliteUsageHistory } from "@/lib/store/usage-history-sqlite";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
+import type { openSqliteUsageHistory } from "@/lib/store/sqlite/usage";
 import { runConsoleStoreSuite } from "@/tests/helpers/console-store-suite";
 import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { API_ROUTES } from "@/lib/api/api-routes";
 import { ShuttingDown } from "@/lib/errors";
+import { API_ROUTES } from "@/lib/http/api-routes";
 import { Drain } from "@/lib/ops/drain";
 
 const later = <T>(ms: number, value: T, fail = false) =>

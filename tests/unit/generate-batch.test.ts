@@ -11,7 +11,7 @@ import { generateImages } from "@/lib/engines/generate";
 import type { GeneratedImage, GenerateJob, ImageEngine } from "@/lib/engines/types";
 import { GenerationFailed } from "@/lib/errors";
 import { createLocalStorage } from "@/lib/storage/local";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { WorkQueue } from "@/lib/work/queue";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-batch-"));

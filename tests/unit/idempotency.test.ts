@@ -10,7 +10,7 @@ import { Idempotency, type IdempotencyStore } from "@/lib/idempotency/idempotenc
 import { Quota, refundUnits } from "@/lib/quota/ledger";
 import { DAY_MS } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-idem-"));
 const backend = openSqliteBackend(dir);

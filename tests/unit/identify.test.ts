@@ -1,8 +1,8 @@
 // Who is calling: the signed peer header behind server.ts, Vercel's header only on Vercel, and fail-closed identities.
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { freeCallerOf, identityOfIp, readClientIp, UNKNOWN_IP_IDENTITY } from "@/lib/api/identify";
 import { parseConfig } from "@/lib/config";
+import { freeCallerOf, identityOfIp, readClientIp, UNKNOWN_IP_IDENTITY } from "@/lib/http/identify";
 
 const onVercel = parseConfig({ VERCEL: "1", VERCEL_URL: "x.vercel.app", KEY_PEPPER: "p".repeat(32) });
 const selfHosted = parseConfig({});

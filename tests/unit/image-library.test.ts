@@ -13,7 +13,7 @@ import type { ImageStore } from "@/lib/images/store";
 import { createSweepStats, sweepImages } from "@/lib/images/sweep";
 import { createLocalStorage } from "@/lib/storage/local";
 import type { ImageStorage } from "@/lib/storage/types";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { TINY_PNG } from "@/tests/helpers/storage-suite";
 
 const DAY_MS = 86_400_000;

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import type { ImageRecord } from "@/lib/images/store";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { runImageStoreSuite } from "@/tests/helpers/image-store-suite";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-images-"));

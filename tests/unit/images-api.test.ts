@@ -1,7 +1,7 @@
 // The image library's HTTP helpers: the list query and its opaque cursor, the id in the path, and the JSON shape.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeCursor, imageJsonOf, parseImageListQuery, readImageId } from "@/lib/api/images";
+import { encodeCursor, imageJsonOf, parseImageListQuery, readImageId } from "@/lib/features/images/answer";
 import { type ImageRecord, positionOf } from "@/lib/images/store";
 import { ApiError } from "@/lib/schemas/api-error";
 import { imageSchema } from "@/lib/schemas/images";

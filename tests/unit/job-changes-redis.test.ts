@@ -7,8 +7,8 @@ import { after, before, describe, it } from "node:test";
 import type { JobStore } from "@/lib/jobs/store";
 import type { JobRecord } from "@/lib/jobs/types";
 import { createJobWatcher } from "@/lib/jobs/watch";
-import { createRedisClient } from "@/lib/store/redis-client";
-import { openRedisBackend, openUpstashBackend, type RedisBackend } from "@/lib/store/upstash-backend";
+import { openRedisBackend, openUpstashBackend, type RedisBackend } from "@/lib/store/redis/backend";
+import { createRedisClient } from "@/lib/store/redis/client";
 import { hasRedisServer, type RedisServer, startRedisServer } from "../helpers/redis-server";
 
 const skip = hasRedisServer() ? false : "redis-server is not installed";

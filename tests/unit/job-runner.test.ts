@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { WorkAborted } from "@/lib/errors";
 import { JobRunner } from "@/lib/jobs/runner";
 import type { HeldUnit } from "@/lib/quota/types";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

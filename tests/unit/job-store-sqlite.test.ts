@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { runJobStoreSuite } from "@/tests/helpers/job-store-suite";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-jobs-"));

@@ -10,8 +10,8 @@ import { jobEvents } from "@/lib/jobs/events";
 import type { JobPatch, JobStore } from "@/lib/jobs/store";
 import type { JobRecord, JobStatus } from "@/lib/jobs/types";
 import { createJobWatcher } from "@/lib/jobs/watch";
-import { openSqliteJobStore } from "@/lib/store/jobs-sqlite";
-import { openSqliteConnection } from "@/lib/store/sqlite-file";
+import { openSqliteConnection } from "@/lib/store/sqlite/connection";
+import { openSqliteJobStore } from "@/lib/store/sqlite/jobs";
 
 const dirs: string[] = [];
 after(() => {

@@ -4,14 +4,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { identifyCaller } from "@/lib/api/identify";
 import { createApiKey, hashApiKey, verifyApiKey } from "@/lib/auth/keys";
 import { loadPepper } from "@/lib/auth/pepper";
 import { parseConfig } from "@/lib/config";
+import { identifyCaller } from "@/lib/http/identify";
 import { chargesFor } from "@/lib/quota/ledger";
 import { bucketsOf } from "@/lib/quota/policies";
 import type { Services } from "@/lib/services";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 
 describe("API keys", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-keys-"));

@@ -1,5 +1,6 @@
-// The layer rule over the whole tree: domain code never imports the HTTP layer (lib/api) or Next, no two folders
-// under lib/ import each other (directly or round a longer loop), and no file is part of an import circle.
+// The layer rule over the whole tree: domain code never imports the HTTP edge (lib/http) or Next, the flows by
+// feature (lib/features) run without the edge, no two folders under lib/ import each other (directly or round a
+// longer loop), no file is part of an import circle, and the store's door names no backend.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -8,9 +9,13 @@ import { describe, it } from "node:test";
 import { cyclesOf, fileGraph, sourcesUnder, unitGraph, unitOf } from "@/tests/helpers/import-graph";
 
 const ROOT = path.resolve(__dirname, "../..");
-const HTTP_LAYER = "lib/api";
-/** What may import the HTTP layer: itself, the routes and pages, and the composition root's callers. */
-const MAY_IMPORT_HTTP = new Set([HTTP_LAYER]);
+const HTTP_LAYER = "lib/http";
+/** What may import the HTTP edge besides the routes: itself, and the features' parsers and answers. */
+const MAY_IMPORT_HTTP = new Set([HTTP_LAYER, "lib/features"]);
+/** A feature's flow: called by routes, a worker or any other entry point with plain arguments. */
+const FLOW = /^lib\/features\/[^/]+\/flow\.ts$/;
+/** Names that belong to one store backend, its folder or its client library. */
+const BACKEND_NAME = /sqlite|redis|upstash/i;
 const NEXT = /^next(\/|$)/;
 
 const files = fileGraph(ROOT, ["lib"]);
@@ -34,12 +39,15 @@ describe("layers", () => {
   it("keeps every folder under lib/ but the HTTP layer free of HTTP imports and of Next", () => {
     const offenders: string[] = [];
     for (const [file, deps] of files) {
-      if (MAY_IMPORT_HTTP.has(unitOf(file))) continue;
-      for (const dep of deps) if (unitOf(dep) === HTTP_LAYER) offenders.push(`${file} imports ${dep}`);
-      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
-      for (const m of text.matchAll(/from\s*["']([^"']+)["']/g)) {
-        if (NEXT.test(m[1])) offenders.push(`${file} imports ${m[1]}`);
+      const isFlow = FLOW.test(file);
+      if (unitOf(file) !== HTTP_LAYER) {
+        const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+        for (const m of text.matchAll(/from\s*["']([^"']+)["']/g)) {
+          if (NEXT.test(m[1])) offenders.push(`${file} imports ${m[1]}`);
+        }
       }
+      if (MAY_IMPORT_HTTP.has(unitOf(file)) && !isFlow) continue;
+      for (const dep of deps) if (unitOf(dep) === HTTP_LAYER) offenders.push(`${file} imports ${dep}`);
     }
     assert.deepEqual(offenders, []);
   });
@@ -50,6 +58,21 @@ describe("layers", () => {
 
   it("has no import circle between files", () => {
     assert.deepEqual(cyclesOf(files), []);
+  });
+
+  it("names no backend in a file directly under lib/store/ (the door and the ports' types)", () => {
+    const direct = sourcesUnder(ROOT, "lib/store").filter((f) => path.dirname(f) === path.join("lib", "store"));
+    assert.ok(direct.includes(path.join("lib", "store", "backend.ts")), "the door is there");
+    const offenders: string[] = [];
+    for (const file of direct) {
+      if (BACKEND_NAME.test(path.basename(file))) offenders.push(file);
+      for (const dep of files.get(file) ?? []) if (BACKEND_NAME.test(dep)) offenders.push(`${file} imports ${dep}`);
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+      for (const m of text.matchAll(/from\s*["']([^"']+)["']/g)) {
+        if (BACKEND_NAME.test(m[1])) offenders.push(`${file} imports ${m[1]}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
   });
 
   it("reads the configuration only in the composition root and server.ts", () => {

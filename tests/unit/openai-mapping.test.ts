@@ -2,8 +2,8 @@
 // and the reset header's format. The API suite (tests/api/openai-suite.ts) drives the same through the real clients.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openaiDuration, openaiErrorBody } from "@/lib/api/openai/dialect";
-import { parseGenerations } from "@/lib/api/openai/requests";
+import { parseGenerations } from "@/lib/features/openai/parse";
+import { openaiDuration, openaiErrorBody } from "@/lib/http/openai/dialect";
 import { buildOpenApi } from "@/lib/openapi";
 import { ApiError } from "@/lib/schemas/api-error";
 

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, parseConfig } from "@/lib/config";
-import { createDiskChecker, readFreeMb } from "@/lib/status-disk";
+import { createDiskChecker, readFreeMb } from "@/lib/status/disk";
 
 const checkDisk = createDiskChecker();
 

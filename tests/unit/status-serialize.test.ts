@@ -1,7 +1,7 @@
 // The status record's fast serialiser must produce exactly what JSON.stringify would.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { STATUS_STYLES, serializeStatus } from "@/lib/status";
+import { STATUS_STYLES, serializeStatus } from "@/lib/status/build";
 
 it("splices the cached style catalogue into equivalent JSON", () => {
   const body = { status: "ok", version: "1.0", usage_today: 2, nested: { a: [1, 'x"y'] }, styles: STATUS_STYLES };

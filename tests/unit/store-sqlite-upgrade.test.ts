@@ -6,8 +6,8 @@ import path from "node:path";
 import { after, it } from "node:test";
 import Database from "better-sqlite3";
 import { DAY_MS, windowStartOf } from "@/lib/quota/types";
-import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite-backend";
-import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
+import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite/backend";
+import { SCHEMA_VERSION } from "@/lib/store/sqlite/schema";
 import { writeVersion6File } from "@/tests/helpers/sqlite-v6";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-upgrade-"));

@@ -8,10 +8,10 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { StoreUnavailable } from "@/lib/errors";
 import type { Bucket } from "@/lib/quota/types";
-import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite-backend";
-import { PRUNE_SQL } from "@/lib/store/sqlite-quota";
-import { retryLocked } from "@/lib/store/sqlite-retry";
-import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
+import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite/backend";
+import { PRUNE_SQL } from "@/lib/store/sqlite/quota";
+import { retryLocked } from "@/lib/store/sqlite/retry";
+import { SCHEMA_VERSION } from "@/lib/store/sqlite/schema";
 import { runStoreSuite } from "@/tests/helpers/store-suite";
 
 const DAY_MS = 86_400_000;

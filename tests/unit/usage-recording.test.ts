@@ -8,7 +8,7 @@ import { createApiKey, webhookSecretFor } from "@/lib/auth/keys";
 import type { Caller } from "@/lib/auth/types";
 import { webhookSecretOf } from "@/lib/console/keys";
 import type { UsageNote } from "@/lib/quota/ledger";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import type { UsageEvent, UsageHistory } from "@/lib/usage/history";
 import { noUsageHistory } from "@/lib/usage/history";
 import { outcomeOf, usageRecorderFor } from "@/lib/usage/recording";

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { openSqliteBackend } from "@/lib/store/sqlite-backend";
+import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import type { WebhookOutbox } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "@/lib/webhooks/schedule";
 import { ATTEMPT_TIMEOUT_MS, MAX_RESPONSE_BYTES, type Resolver, sendWebhook } from "@/lib/webhooks/send";

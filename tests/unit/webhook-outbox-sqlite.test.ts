@@ -5,8 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, it } from "node:test";
 import Database from "better-sqlite3";
-import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite-backend";
-import { SCHEMA_VERSION } from "@/lib/store/sqlite-schema";
+import { DB_FILE, openSqliteBackend } from "@/lib/store/sqlite/backend";
+import { SCHEMA_VERSION } from "@/lib/store/sqlite/schema";
 import { writeVersion2File } from "@/tests/helpers/sqlite-v2";
 import { runWebhookOutboxSuite } from "@/tests/helpers/webhook-outbox-suite";
 

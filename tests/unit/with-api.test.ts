@@ -8,13 +8,13 @@ import { before, describe, it } from "node:test";
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-wrapper-"));
 process.env.DARKROOM_PEER_TOKEN = "unit-test-token";
 
-let withApi: typeof import("@/lib/api/with-api").withApi;
+let withApi: typeof import("@/lib/http/with-api").withApi;
 let ApiError: typeof import("@/lib/schemas/api-error").ApiError;
 let errors: typeof import("@/lib/errors");
 let getServices: typeof import("@/lib/services").getServices;
 
 before(async () => {
-  ({ withApi } = await import("@/lib/api/with-api"));
+  ({ withApi } = await import("@/lib/http/with-api"));
   ({ ApiError } = await import("@/lib/schemas/api-error"));
   errors = await import("@/lib/errors");
   ({ getServices } = await import("@/lib/services"));

@@ -1,6 +1,6 @@
 // Any other /api path – a JSON 404 in the contract's error shape rather than the HTML not-found page.
 
-import { errorResponse, newRequestId } from "@/lib/api/with-api";
+import { errorResponse, newRequestId } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";

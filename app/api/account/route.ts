@@ -1,7 +1,8 @@
 // GET /api/account – a Pro key's own record and its webhook signing secret.
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { webhookSecretOf } from "@/lib/console/keys";
 import { NotFound } from "@/lib/errors";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

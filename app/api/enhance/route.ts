@@ -1,11 +1,13 @@
 // POST /api/enhance – enhance and upscale an uploaded photo, synchronously or as an async job.
-import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
-import { recordDepsFor } from "@/lib/api/image-records";
-import { parseEnhance } from "@/lib/api/parse-enhance";
-import { readUploadInOrder } from "@/lib/api/refuse-spent";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import { parseEnhance } from "@/lib/features/enhance/parse";
+import { recordDepsFor } from "@/lib/features/images/records";
+import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import { keepAlive } from "@/lib/http/keep-alive";
+import { readUploadInOrder } from "@/lib/http/read-upload";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import type { Usage } from "@/lib/quota/types";
 import type { EnhanceResponse } from "@/lib/schemas/enhance";

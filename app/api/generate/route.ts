@@ -1,11 +1,13 @@
 // POST /api/generate – generate images from a prompt (and, in 1.2, from an image and mask), sync or as a job.
-import { acceptJob, asyncModeOf, keepAlive } from "@/lib/api/async";
-import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/api/generate-flow";
-import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/api/parse-generate";
-import { readUploadInOrder } from "@/lib/api/refuse-spent";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type GeneratedBatch, type GenerateInput, generateImages } from "@/lib/engines/generate";
+import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/features/generate/flow";
+import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/features/generate/parse";
+import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import { keepAlive } from "@/lib/http/keep-alive";
+import { readUploadInOrder } from "@/lib/http/read-upload";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import type { Usage } from "@/lib/quota/types";
 import type { GenerateResponse } from "@/lib/schemas/generate";

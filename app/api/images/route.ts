@@ -1,6 +1,6 @@
 // GET /api/images – a Pro key's own images, newest first, a page at a time.
-import { encodeCursor, imageJsonOf, parseImageListQuery } from "@/lib/api/images";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { encodeCursor, imageJsonOf, parseImageListQuery } from "@/lib/features/images/answer";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { listImages } from "@/lib/images/library";
 import type { ImageListResponse } from "@/lib/schemas/images";
 

@@ -1,7 +1,7 @@
 // GET /api/status – service health and the caller's daily usage.
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { emptyUsage } from "@/lib/quota/types";
-import { buildStatus, serializeStatus } from "@/lib/status";
+import { buildStatus, serializeStatus } from "@/lib/status/build";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

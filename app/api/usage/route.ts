@@ -1,7 +1,8 @@
 // GET /api/usage?days=N – a Pro key's own daily usage (1 to 90 days, default 30), oldest first.
-import { parseDays } from "@/lib/api/parse-admin";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { accountUsage } from "@/lib/console/usage";
+import { parseDays } from "@/lib/features/admin/parse";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { daysQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

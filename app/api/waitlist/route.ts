@@ -1,6 +1,6 @@
 // POST /api/waitlist – join the Pro waitlist; open to anyone, signups limited per IP.
-import { parseWaitlist } from "@/lib/api/parse-waitlist";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { parseWaitlist } from "@/lib/features/waitlist/parse";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { joinWaitlist, WAITLIST_CONFIRMATION } from "@/lib/waitlist";
 
 export const runtime = "nodejs";

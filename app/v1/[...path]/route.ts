@@ -1,6 +1,6 @@
 // Any other /v1 path – a JSON 404 in OpenAI's error shape (chat, audio and the rest are not served here).
-import { openaiErrorBody } from "@/lib/api/openai/dialect";
-import { newRequestId, respond } from "@/lib/api/with-api";
+import { openaiErrorBody } from "@/lib/http/openai/dialect";
+import { newRequestId, respond } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";

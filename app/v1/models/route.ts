@@ -1,7 +1,7 @@
 // GET /v1/models – the four Darkroom models in OpenAI's list shape.
-import { modelList } from "@/lib/api/openai/answers";
-import { OPENAI_DIALECT, OPENAI_POLICIES } from "@/lib/api/openai/dialect";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { modelList } from "@/lib/features/openai/answer";
+import { OPENAI_DIALECT, OPENAI_POLICIES } from "@/lib/http/openai/dialect";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

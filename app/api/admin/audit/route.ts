@@ -1,7 +1,7 @@
 // GET /api/admin/audit – every admin action, newest first: time, action, target, the actor's IP (and its network).
-import { auditEntryJson } from "@/lib/api/admin-views";
-import { parseQuery } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+import { auditEntryJson } from "@/lib/features/admin/answer";
+import { parseQuery } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { type AuditListView, auditQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

@@ -1,8 +1,9 @@
 // GET /api/admin/keys – every key with its usage; POST /api/admin/keys – a new key, shown once.
-import { issuedKeyJson } from "@/lib/api/admin-views";
-import { parseAdminBody } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { createConsoleKey, listKeyViews } from "@/lib/console/keys";
+import { issuedKeyJson } from "@/lib/features/admin/answer";
+import { parseAdminBody } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { createKeySchema, type IssuedKeyView, type KeyListView } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

@@ -1,6 +1,7 @@
 // GET /api/admin/overview – provider route health, queue depth now and today's use of the Free plan's global caps.
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { consoleOverview } from "@/lib/console/overview";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import type { OverviewView } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

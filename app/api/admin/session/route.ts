@@ -1,6 +1,11 @@
 // POST /api/admin/session – sign in to the console with the admin token ({ "token" }); GET – the session; DELETE –
 // sign out, which ends the session on the server. Wrong tokens count per address in a sliding hour: past ten,
 // further wrong ones get 429, while the right token still signs in.
+
+import { audit } from "@/lib/console/actor";
+import { openSession } from "@/lib/console/sessions";
+import { attemptAdminToken } from "@/lib/console/sign-in";
+import { parseAdminBody } from "@/lib/features/admin/parse";
 import {
   clearedSessionCookie,
   isSameOrigin,
@@ -9,20 +14,16 @@ import {
   sessionCookie,
   sessionCookieValue,
   sessionIdOf,
-} from "@/lib/api/admin-auth";
-import { identityOfIp, isSecureRequest, readClientIp } from "@/lib/api/identify";
-import { parseAdminBody } from "@/lib/api/parse-admin";
+} from "@/lib/http/admin-auth";
+import { identityOfIp, isSecureRequest, readClientIp } from "@/lib/http/identify";
 import {
   authenticateAdmin,
   consoleDisabled,
   rejectOtherAdminMethods,
   tooManyFailures,
   withAdmin,
-} from "@/lib/api/with-admin";
-import { errorResponse, newRequestId, respond } from "@/lib/api/with-api";
-import { audit } from "@/lib/console/actor";
-import { openSession } from "@/lib/console/sessions";
-import { attemptAdminToken } from "@/lib/console/sign-in";
+} from "@/lib/http/with-admin";
+import { errorResponse, newRequestId, respond } from "@/lib/http/with-api";
 import { type SessionView, type SignedOut, signInSchema } from "@/lib/schemas/admin";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";

@@ -1,11 +1,11 @@
 // DELETE /api/admin/sessions – sign out everywhere: every console session ends on the server, this one included.
 // Bearer calls are not sessions and keep working (to end those, change ADMIN_TOKEN, which ends every session too).
 
-import { clearedSessionCookie } from "@/lib/api/admin-auth";
-import { isSecureRequest } from "@/lib/api/identify";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
-import { respond } from "@/lib/api/with-api";
 import { audit } from "@/lib/console/actor";
+import { clearedSessionCookie } from "@/lib/http/admin-auth";
+import { isSecureRequest } from "@/lib/http/identify";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
+import { respond } from "@/lib/http/with-api";
 import type { SessionsEnded } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

@@ -1,7 +1,8 @@
 // GET /api/admin/usage?days=N – daily series per plan, endpoint, model, engine and outcome; ?key_id= for one key.
-import { parseDays } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { adminUsage } from "@/lib/console/usage";
+import { parseDays } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { type AdminUsageView, daysQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

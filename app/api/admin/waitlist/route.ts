@@ -1,8 +1,9 @@
 // GET /api/admin/waitlist – signups with their status; ?status, ?q (search), ?offset and ?limit; ?format=csv exports.
-import { waitlistEntryJson } from "@/lib/api/admin-views";
-import { parseQuery } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { queryWaitlist, waitlistCsv } from "@/lib/console/waitlist";
+import { waitlistEntryJson } from "@/lib/features/admin/answer";
+import { parseQuery } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { waitlistQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

@@ -2,9 +2,10 @@
 // Authorization: Bearer $CRON_SECRET. Without CRON_SECRET, or with a wrong token, it is an unknown path (404). The
 // secret is compared as a digest (nothing about it leaks, not even its length), and wrong ones count per address
 // in a sliding hour: past ten, further wrong ones get 429, while the right one is still served.
-import { identityOfIp, readClientIp } from "@/lib/api/identify";
-import { errorResponse, newRequestId } from "@/lib/api/with-api";
+
 import { attemptSecret } from "@/lib/console/sign-in";
+import { identityOfIp, readClientIp } from "@/lib/http/identify";
+import { errorResponse, newRequestId } from "@/lib/http/with-api";
 import { sweepImages } from "@/lib/images/sweep";
 import { type Bucket, secondsUntil } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";

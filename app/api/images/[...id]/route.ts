@@ -1,7 +1,7 @@
 // DELETE /api/images/{id} – deletes an image and its record: by the owning Pro key, or by anyone with its
 // X-Delete-Token. Anything else is 404 not_found, so an image's existence is never revealed.
-import { readImageId } from "@/lib/api/images";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { readImageId } from "@/lib/features/images/answer";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { deleteImage } from "@/lib/images/library";
 import { ApiError } from "@/lib/schemas/api-error";
 import type { ImageDeleteResponse } from "@/lib/schemas/images";

@@ -1,7 +1,7 @@
 // GET /api/jobs/{id} – an async job's record; DELETE /api/jobs/{id} – cancel it.
 
-import { findOwnJob } from "@/lib/api/job-access";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { findOwnJob } from "@/lib/features/jobs/access";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { isFinished, viewOf } from "@/lib/jobs/types";
 import { ApiError } from "@/lib/schemas/api-error";
 

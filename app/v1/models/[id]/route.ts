@@ -1,8 +1,9 @@
 // GET /v1/models/{id} – one Darkroom model in OpenAI's shape; 404 for any other id.
-import { modelEntry } from "@/lib/api/openai/answers";
-import { OPENAI_DIALECT, OPENAI_POLICIES } from "@/lib/api/openai/dialect";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+
 import { MODEL_NAMES } from "@/lib/catalog/models";
+import { modelEntry } from "@/lib/features/openai/answer";
+import { OPENAI_DIALECT, OPENAI_POLICIES } from "@/lib/http/openai/dialect";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 
 export const runtime = "nodejs";

@@ -1,7 +1,8 @@
 // GET /api/admin/keys/{id} – one key; PATCH /api/admin/keys/{id} – its daily limit ({ "daily_limit": n | null }).
-import { parseAdminBody } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { setKeyLimit, viewKey } from "@/lib/console/keys";
+import { parseAdminBody } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { type KeyView, patchKeySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

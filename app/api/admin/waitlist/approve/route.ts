@@ -1,9 +1,10 @@
 // POST /api/admin/waitlist/approve – approve several entries at once ({ "ids": [...] }, at most 100); each result
 // stands alone, so one entry already approved does not stop the others.
-import { issuedKeyJson } from "@/lib/api/admin-views";
-import { parseAdminBody } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { approveEntry } from "@/lib/console/waitlist";
+import { issuedKeyJson } from "@/lib/features/admin/answer";
+import { parseAdminBody } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { type BulkApproveView, bulkApproveSchema } from "@/lib/schemas/admin";
 import { toApiError } from "@/lib/schemas/api-error";
 

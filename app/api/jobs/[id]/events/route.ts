@@ -1,6 +1,6 @@
 // GET /api/jobs/{id}/events – the job's state as server-sent events, from any instance, until it finishes.
-import { findOwnJob } from "@/lib/api/job-access";
-import { rejectOtherMethods, withApi } from "@/lib/api/with-api";
+import { findOwnJob } from "@/lib/features/jobs/access";
+import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { jobEvents } from "@/lib/jobs/events";
 
 export const runtime = "nodejs";

@@ -1,8 +1,9 @@
 // POST /api/admin/keys/{id}/revoke – revoke a key; its next request is refused. With ?delete_images=true, every
 // image the key made is deleted too (the answer counts them in images_deleted).
-import { parseQuery } from "@/lib/api/parse-admin";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { revokeConsoleKey } from "@/lib/console/keys";
+import { parseQuery } from "@/lib/features/admin/parse";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 import { type RevokedKeyView, revokeQuerySchema } from "@/lib/schemas/admin";
 
 export const runtime = "nodejs";

@@ -1,7 +1,8 @@
 // POST /api/admin/waitlist/{id}/approve – a Pro key for the entry's email, shown once (and emailed when mail is set).
-import { issuedKeyJson } from "@/lib/api/admin-views";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { approveEntry } from "@/lib/console/waitlist";
+import { issuedKeyJson } from "@/lib/features/admin/answer";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 
 import type { IssuedKeyView } from "@/lib/schemas/admin";
 

@@ -1,7 +1,8 @@
 // POST /api/admin/waitlist/{id}/decline – decline a pending entry.
-import { waitlistEntryJson } from "@/lib/api/admin-views";
-import { rejectOtherAdminMethods, withAdmin } from "@/lib/api/with-admin";
+
 import { declineEntry } from "@/lib/console/waitlist";
+import { waitlistEntryJson } from "@/lib/features/admin/answer";
+import { rejectOtherAdminMethods, withAdmin } from "@/lib/http/with-admin";
 
 import type { WaitlistEntryView } from "@/lib/schemas/admin";
 

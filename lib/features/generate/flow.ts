@@ -1,0 +1,94 @@
+// The steps every route that generates takes between parsing its request and answering, so /api/generate and the
+// OpenAI-compatible /v1 routes run one pipeline: the content filter, the route check and the library image before
+// any quota; the edit's decoding after it; and the units of images that failed given back.
+import type { Caller } from "@/lib/auth/types";
+import { inputNeeded } from "@/lib/catalog/route-inputs";
+import { type GenerateDeps, type GeneratedBatch, type GenerateInput, prepareEdit } from "@/lib/engines/generate";
+import { recordDepsFor } from "@/lib/features/images/records";
+import { findOwnImage, type RecordDeps, readImageBytes } from "@/lib/images/library";
+import type { Quota } from "@/lib/quota/ledger";
+import type { Usage } from "@/lib/quota/types";
+import type { Services } from "@/lib/services";
+import { assertPromptAllowed } from "./filter-prompt";
+
+/** A parsed generate request, whatever API it came through. */
+export type GenerateOrder = {
+  /** What to make; the edit is decoded later, once the quota is taken. */
+  input: GenerateInput;
+  /** The uploaded starting image and mask, not yet decoded. */
+  image?: Buffer;
+  mask?: Buffer;
+  /** Instead of an upload: an image in the caller's library. */
+  imageId?: string;
+  strength: number;
+  /** True when the caller chose the ratio (it then wins over an image's own aspect). */
+  ratioGiven: boolean;
+};
+
+export type CheckedOrder = {
+  order: GenerateOrder;
+  hasImage: boolean;
+  /** The library image the edit starts from. */
+  sourceId?: string;
+  records: RecordDeps;
+};
+
+/**
+ * The checks before any quota is taken: the content filter (422), a model with no route for the input (400
+ * `unsupported_input`) and someone else's image_id (404).
+ */
+export async function checkGenerate(
+  svc: Services,
+  caller: Caller,
+  quota: Pick<Quota, "note">,
+  order: GenerateOrder,
+): Promise<CheckedOrder> {
+  const { input, image, mask, imageId } = order;
+  quota.note({ model: input.model });
+  assertPromptAllowed(input);
+  const hasImage = image !== undefined || imageId !== undefined;
+  svc.engines.assertTakes(input.model, inputNeeded({ image: hasImage, mask }));
+  const records = recordDepsFor(svc, caller);
+  const source = imageId === undefined ? undefined : await findOwnImage(imageId, records.owner, records);
+  return { order, hasImage, sourceId: source?.id, records };
+}
+
+/**
+ * The work to run, once the quota is taken: decoding costs CPU and memory, so an edit's image and mask are decoded
+ * only now (a failure gives the units back through the wrapper).
+ */
+export async function prepareWork(svc: Services, checked: CheckedOrder): Promise<GenerateInput> {
+  const { order, hasImage, sourceId } = checked;
+  if (!hasImage) return order.input;
+  const bytes = order.image ?? (await readImageBytes(svc.storage, sourceId ?? "", svc.config.upload.maxBytes));
+  const edit = await prepareEdit(
+    { image: bytes, mask: order.mask, strength: order.strength, sourceImageId: sourceId },
+    { model: order.input.model, ratio: order.ratioGiven ? order.input.ratio : undefined },
+    svc.config.upload.maxPixels,
+    svc.engines,
+  );
+  return { ...order.input, edit };
+}
+
+/** What generateImages needs besides the signal and the hooks. */
+export function generateDeps(
+  svc: Services,
+  request: { requestId: string; origin: string },
+  records: RecordDeps,
+): Omit<GenerateDeps, "signal"> {
+  return {
+    requestId: request.requestId,
+    origin: request.origin,
+    engines: svc.engines,
+    storage: svc.storage,
+    queue: svc.queues.generate,
+    ...records,
+  };
+}
+
+/** Gives back the units of the images that failed and notes what was made; the usage after. */
+export async function settleBatch(quota: Quota, batch: GeneratedBatch): Promise<Usage> {
+  const settled = await quota.giveBack(batch.failed);
+  quota.note({ engine: batch.images[0].engine, made: batch.images.length, failedImages: batch.failed });
+  return settled;
+}

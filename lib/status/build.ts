@@ -1,0 +1,82 @@
+// The status record: health, the caller's daily counters, and the published models and styles.
+
+import type { Plan } from "@/lib/auth/types";
+import { MODELS, RATIOS } from "@/lib/catalog/models";
+import { STYLE_PRESETS } from "@/lib/catalog/styles";
+import type { Config } from "@/lib/config";
+import type { Engines } from "@/lib/engines";
+import type { Enhancer } from "@/lib/enhance/engine-registry";
+import type { Usage } from "@/lib/quota/types";
+import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
+import type { DiskCheck } from "@/lib/status/disk";
+
+export const STATUS_STYLES = STYLE_PRESETS.map((s) => ({ name: s.name, description: s.description }));
+// The style catalogue is the bulk of the record and never changes, so it is encoded once.
+const STYLES_JSON = JSON.stringify(STATUS_STYLES);
+
+/** JSON text of a status record, with the constant style catalogue spliced in rather than re-encoded. */
+export function serializeStatus(body: Record<string, unknown>): string {
+  const { styles, ...rest } = body;
+  if (styles !== STATUS_STYLES) return JSON.stringify(body);
+  return `${JSON.stringify(rest).slice(0, -1)},"styles":${STYLES_JSON}}`;
+}
+
+export type StatusInput = {
+  plan: Plan;
+  /** The counter `usage_today` reports on: Free generations, or the Pro key's requests. */
+  usage: Usage;
+  /** Free only: the separate enhancement counter. */
+  enhanceUsage?: Usage;
+  /** False when the store could not be read; the record then still answers, marked degraded. */
+  storeHealthy: boolean;
+  /** Free space on DATA_DIR, when checked. */
+  disk?: DiskCheck | null;
+  /** Why the image storage fails its check (from createStorageHealth), or null when it answers. */
+  storageProblem?: string | null;
+  config: Config;
+  engines: Pick<Engines, "describe" | "describeGpuPools">;
+  enhancer: Pick<Enhancer, "describe">;
+};
+
+export function buildStatus(input: StatusInput): StatusResponse {
+  const { plan, usage, enhanceUsage, storeHealthy, disk, config } = input;
+  const engines = input.engines.describe();
+  const reasons: string[] = [];
+  if (!storeHealthy) reasons.push("The quota store cannot be reached.");
+  // A provider whose last calls all failed degrades the service as much as a store outage does.
+  const failing = engines.flatMap((m) => m.routes.filter((r) => r.failing).map((r) => `${m.name} (${r.route})`));
+  if (failing.length > 0) reasons.push(`Provider routes failing: ${failing.join(", ")}.`);
+  const pools = input.engines.describeGpuPools();
+  const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
+  if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
+  if (input.storageProblem) reasons.push(input.storageProblem);
+  if (disk?.low) {
+    reasons.push(
+      `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,
+    );
+  }
+  return {
+    status: reasons.length === 0 ? "ok" : "degraded",
+    degraded_reasons: reasons,
+    version: API_VERSION,
+    api_revision: API_REVISION,
+    usage_today: usage.used,
+    limit_today: usage.limit,
+    remaining: usage.remaining,
+    reset_at: new Date(usage.resetMs).toISOString(),
+    plan,
+    ...(enhanceUsage && {
+      enhance: { usage_today: enhanceUsage.used, limit_today: enhanceUsage.limit, remaining: enhanceUsage.remaining },
+    }),
+    models: engines.map((m) => ({
+      ...m,
+      family: MODELS[m.name].family,
+      description: MODELS[m.name].description,
+    })),
+    ...(pools.length > 0 && { gpu_pools: pools }),
+    styles: STATUS_STYLES,
+    ratios: [...RATIOS],
+    upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
+    enhance_engine: input.enhancer.describe(),
+  };
+}
