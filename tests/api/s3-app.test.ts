@@ -38,7 +38,8 @@ describe("the app on S3 storage (Swift s3api)", { skip }, () => {
   };
 
   before(async () => {
-    [swift, redis] = await Promise.all([startSwiftS3(), startRedisServer()]);
+    redis = await startRedisServer();
+    swift = await startSwiftS3();
     client = new S3Client({
       region: "us-east-1",
       endpoint: swift.endpoint,

@@ -173,7 +173,8 @@ function connects(port: number): Promise<boolean> {
 }
 
 async function waitUntil(check: () => Promise<boolean>, child: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded machine the Python servers take a while to import.
+  const deadline = Date.now() + 90_000;
   while (!(await check())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       const output = (child as Launched).output?.().trim();
