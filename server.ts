@@ -50,7 +50,12 @@ async function main() {
   // crash left half-written.
   const svc = getServices();
   const storage = svc.storage;
-  const cdn = storage.kind === "local" ? storage : null;
+  // Local and S3 images are served at /cdn (S3 streamed from the bucket: see docs/storage.md); Blob's from its CDN.
+  const cdn = storage.kind === "vercel-blob" ? null : storage;
+  // A storage that cannot be used (wrong secret, no bucket) says so at start; /api/ready keeps saying it.
+  storage.check().catch((err: unknown) => {
+    console.error(`darkroom: the image storage (${storage.kind}) cannot be used: ${(err as Error).message}`);
+  });
 
   const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
   const drain = svc.drain;

@@ -27,6 +27,7 @@ import {
 } from "./neural";
 import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
+import { benchStorage } from "./storage";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 import { benchWebhooks } from "./webhooks";
@@ -102,6 +103,11 @@ async function mainImageInputOnly() {
 /** `npm run bench -- --openai-only`: just what the OpenAI-compatible /v1 shape costs over /api. */
 async function mainOpenAIOnly() {
   printTable(await benchOpenAI());
+}
+
+/** `npm run bench -- --storage-only`: generate and /cdn on S3 storage (a real Swift s3api) against local files. */
+async function mainStorageOnly() {
+  printTable(await benchStorage());
 }
 
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
@@ -366,6 +372,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--upload-attack-only", mainUploadAttackOnly],
   ["--webhooks-only", mainWebhooksOnly],
   ["--openai-only", mainOpenAIOnly],
+  ["--storage-only", mainStorageOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {

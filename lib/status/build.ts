@@ -31,6 +31,8 @@ export type StatusInput = {
   storeHealthy: boolean;
   /** Free space on DATA_DIR, when checked. */
   disk?: DiskCheck | null;
+  /** Why the image storage fails its check (from createStorageHealth), or null when it answers. */
+  storageProblem?: string | null;
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
   enhancer: Pick<Enhancer, "describe">;
@@ -47,6 +49,7 @@ export function buildStatus(input: StatusInput): StatusResponse {
   const pools = input.engines.describeGpuPools();
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
+  if (input.storageProblem) reasons.push(input.storageProblem);
   if (disk?.low) {
     reasons.push(
       `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,

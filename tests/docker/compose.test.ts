@@ -116,6 +116,9 @@ describe("compose.yaml", () => {
     assert.deepEqual(networksOf("comfyui"), ["gpu"]);
     assert.deepEqual(networksOf("redis"), ["store"]);
     assert.deepEqual(networksOf("darkroom"), ["gpu", "store"]);
+    assert.match(config, /minio:[\s\S]*?profiles:\s+- s3/, "MinIO only in the s3 profile");
+    const s3 = await compose(["--profile", "s3", "config", "--quiet"]);
+    assert.equal(s3.code, 0, s3.stderr);
 
     fs.renameSync(path.join(dir, ".env"), path.join(dir, ".env.saved"));
     try {
