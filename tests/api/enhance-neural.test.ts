@@ -1,4 +1,5 @@
 // /api/enhance on the neural engine through the real app: models, the bounded queue (busy, no quota) and disconnects.
+// @test-alone: the first enhance makes the int8 models (minutes of CPU), so the file runs by itself, not beside others.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
