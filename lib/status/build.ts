@@ -1,6 +1,7 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
 
 import type { Plan } from "@/lib/auth/types";
+import { ENHANCE_MODE_ROWS } from "@/lib/catalog/enhance-modes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
@@ -41,6 +42,7 @@ export type StatusInput = {
 export function buildStatus(input: StatusInput): StatusResponse {
   const { plan, usage, enhanceUsage, storeHealthy, disk, config } = input;
   const engines = input.engines.describe();
+  const enhanceEngine = input.enhancer.describe();
   const reasons: string[] = [];
   if (!storeHealthy) reasons.push("The quota store cannot be reached.");
   // A provider whose last calls all failed degrades the service as much as a store outage does.
@@ -77,6 +79,25 @@ export function buildStatus(input: StatusInput): StatusResponse {
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_engine: input.enhancer.describe(),
+    enhance_modes: describeEnhanceModeRows(enhanceEngine),
+    enhance_engine: enhanceEngine,
   };
+}
+
+/**
+ * One entry per mode of the table: the in-process modes name the network the engine runs (an operator file when
+ * ENHANCE_MODEL_PATH replaces it); the others have no route here, so they are listed and marked unavailable.
+ */
+function describeEnhanceModeRows(engine: StatusResponse["enhance_engine"]): StatusResponse["enhance_modes"] {
+  return ENHANCE_MODE_ROWS.map((row) => {
+    const network = row.inProcess === null ? undefined : engine.models[row.name];
+    return {
+      name: row.name,
+      label: row.label,
+      available: network !== undefined,
+      engines: network === undefined ? [] : [`onnx:${network}`],
+      ai: network !== undefined && engine.ai,
+      generative: row.generative,
+    };
+  });
 }
