@@ -49,6 +49,8 @@ const STILL_LONG = new Set([
   "lib/enhance/neural/quantize.ts quantizeModel",
   "lib/enhance/neural/sr-session.ts openFile",
   "lib/enhance/neural/upscale.ts createUpscaler",
+  "lib/storage/s3.ts createS3Storage",
+  "lib/storage/vercel-blob.ts createVercelBlobStorage",
 ]);
 
 /** The source files under `roots` (folders or files) whose text matches `pattern`, sorted. */
