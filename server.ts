@@ -29,11 +29,7 @@ async function main() {
   const config = parseConfig(process.env);
   const proxies = parseTrustedProxies(config.trustedProxies);
   const host = config.listen.host;
-  if (config.listen.ignoredHostname) {
-    console.warn(
-      `darkroom: HOSTNAME=${config.listen.ignoredHostname} is not an IP address or localhost (Docker sets it to the container id), so it is not used as the listen address; set LISTEN_HOST to choose one.`,
-    );
-  }
+  warnIgnoredHostname(config.listen.ignoredHostname);
   ensureNextTsconfig(root);
   if (!dev) process.env.DARKROOM_DIST_DIR = ensureBuild(root);
 
@@ -75,33 +71,73 @@ async function main() {
     // A request is in flight until its answer is sent, a streamed one (/v1 with `stream`) until its last event. Only
     // a job's event stream, which stays open by design while another instance may run the job, is not waited for.
     if (route !== JOB_EVENTS_ROUTE) drain.track(new Promise((done) => res.once("close", done)));
-    delete req.headers[PEER_IP_HEADER];
-    delete req.headers[PEER_TOKEN_HEADER];
-    delete req.headers[PEER_PROTO_HEADER];
-    // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
-    req.headers[PEER_IP_HEADER] =
-      resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies) ?? "";
-    req.headers[PEER_PROTO_HEADER] = resolveClientProto(
-      "encrypted" in req.socket && req.socket.encrypted === true,
-      req.socket.remoteAddress,
-      req.headers["x-forwarded-proto"],
-      proxies,
-    );
-    req.headers[PEER_TOKEN_HEADER] = token;
-    handle(req, res).catch((err: unknown) => {
-      log.error("request handler crashed", describeError(err));
-      if (!res.headersSent) {
-        sendError(res, "server_error", new Error("Unexpected server error."), req.url);
-      } else {
-        res.destroy();
-      }
-    });
+    signPeer(req, proxies, token);
+    handOff(handle, req, res);
   });
   // Uploads are streamed and capped by the routes; these only bound idle and header time.
   server.headersTimeout = 30_000;
   server.requestTimeout = 300_000;
   server.keepAliveTimeout = 5_000;
 
+  drainOnSignals(svc, config.shutdownGraceMs, () => {
+    closing = true;
+  });
+
+  listen(server, config, dev, () =>
+    // Retention: a sweep now and then every hour.
+    startImageSweeps(() =>
+      sweepImages({
+        images: svc.images,
+        storage,
+        retentionDays: config.images.retentionDays,
+        sweepStats: svc.sweepStats,
+      }),
+    ),
+  );
+}
+
+/** Next answers the request; a crash in its handler is a 500, or a dropped connection once the answer began. */
+function handOff(
+  handle: ReturnType<ReturnType<typeof next>["getRequestHandler"]>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  handle(req, res).catch((err: unknown) => {
+    log.error("request handler crashed", describeError(err));
+    if (!res.headersSent) {
+      sendError(res, "server_error", new Error("Unexpected server error."), req.url);
+    } else {
+      res.destroy();
+    }
+  });
+}
+
+function warnIgnoredHostname(hostname: string | undefined): void {
+  if (!hostname) return;
+  console.warn(
+    `darkroom: HOSTNAME=${hostname} is not an IP address or localhost (Docker sets it to the container id), so it is not used as the listen address; set LISTEN_HOST to choose one.`,
+  );
+}
+
+/** Signs the client's address and protocol for the route handlers, over whatever the request claimed. */
+function signPeer(req: http.IncomingMessage, proxies: ReturnType<typeof parseTrustedProxies>, token: string): void {
+  delete req.headers[PEER_IP_HEADER];
+  delete req.headers[PEER_TOKEN_HEADER];
+  delete req.headers[PEER_PROTO_HEADER];
+  // Signed even when the address is unusable, so routes can tell "unknown client" from "not behind this server".
+  req.headers[PEER_IP_HEADER] =
+    resolveClientIp(req.socket.remoteAddress, req.headers["x-forwarded-for"], proxies) ?? "";
+  req.headers[PEER_PROTO_HEADER] = resolveClientProto(
+    "encrypted" in req.socket && req.socket.encrypted === true,
+    req.socket.remoteAddress,
+    req.headers["x-forwarded-proto"],
+    proxies,
+  );
+  req.headers[PEER_TOKEN_HEADER] = token;
+}
+
+/** Drains on SIGTERM and SIGINT, then closes the store (`onClosing` first) and exits. */
+function drainOnSignals(svc: ReturnType<typeof getServices>, graceMs: number, onClosing: () => void): void {
   // SIGTERM drains: from then on every new request, on a new connection or one already open, is answered 503 busy
   // with Retry-After and Connection: close, and starts no work (the socket keeps listening, so clients and load
   // balancers get that answer rather than a refused connection). The requests and this instance's jobs in flight
@@ -109,29 +145,31 @@ async function main() {
   // error path (a 503 for a request, a failed job; units given back, Idempotency-Keys released), the store closes,
   // and the process exits 0. Repeated signals (npm and tsx relay the one a process group gets) change nothing.
   const shutdown = async (signal: NodeJS.Signals) => {
-    if (drain.draining) return;
-    drain.begin();
-    console.log(`darkroom: ${signal}: draining ${drain.inFlight()} in-flight request(s) and job(s)…`);
-    if (!(await drain.whenIdle(config.shutdownGraceMs))) {
-      console.log(
-        `darkroom: ${drain.inFlight()} still in flight after ${config.shutdownGraceMs} ms; stopping them (refunded)`,
-      );
-      drain.stopRemaining();
-      await drain.whenIdle(STOP_WAIT_MS);
+    if (svc.drain.draining) return;
+    svc.drain.begin();
+    console.log(`darkroom: ${signal}: draining ${svc.drain.inFlight()} in-flight request(s) and job(s)…`);
+    if (!(await svc.drain.whenIdle(graceMs))) {
+      console.log(`darkroom: ${svc.drain.inFlight()} still in flight after ${graceMs} ms; stopping them (refunded)`);
+      svc.drain.stopRemaining();
+      await svc.drain.whenIdle(STOP_WAIT_MS);
     }
     // The store's background work stops (and writes what it holds) before the process goes.
-    closing = true;
+    onClosing();
     await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
     console.log(
-      drain.inFlight() === 0
+      svc.drain.inFlight() === 0
         ? "darkroom: drained; exiting"
-        : `darkroom: ${drain.inFlight()} still in flight after being stopped; exiting`,
+        : `darkroom: ${svc.drain.inFlight()} still in flight after being stopped; exiting`,
     );
     process.exit(0);
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
+}
 
+/** Listens on the configured address and port, or exits 1 with why it cannot; `onReady` once it listens. */
+function listen(server: http.Server, config: ReturnType<typeof parseConfig>, dev: boolean, onReady: () => void): void {
+  const host = config.listen.host;
   const failToListen = (err: NodeJS.ErrnoException) => {
     console.error(
       `darkroom: cannot listen on ${host ?? "all interfaces"} port ${config.port}: ${err.code ?? err.message}`,
@@ -147,15 +185,7 @@ async function main() {
     console.log(
       `darkroom: ready on http://${shown}:${port} (${dev ? "dev" : "production"}, data in ${config.dataDir})`,
     );
-    // Retention: a sweep now and then every hour.
-    startImageSweeps(() =>
-      sweepImages({
-        images: svc.images,
-        storage,
-        retentionDays: config.images.retentionDays,
-        sweepStats: svc.sweepStats,
-      }),
-    );
+    onReady();
   });
 }
 

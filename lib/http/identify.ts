@@ -8,6 +8,7 @@ import { ipIdentity, ipv6Prefix, normalizeIp } from "@/lib/net/client-ip";
 import { PEER_IP_HEADER, PEER_PROTO_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "@/lib/net/peer";
 import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
+import { bearerToken } from "./bearer";
 
 /** The one bucket every request without a usable address shares: a missing address never opens fresh quota. */
 export const UNKNOWN_IP_IDENTITY = "ip:unknown";
@@ -81,10 +82,9 @@ export async function identifyCaller(
   ip: string | null,
   accepts: readonly Credential[] = ["key", "browser"],
 ): Promise<Caller> {
-  const auth = req.headers.get("authorization");
-  if (auth !== null) {
-    const match = /^Bearer +(\S+) *$/i.exec(auth);
-    const record = match ? await verifyApiKey(svc.keys, svc.pepper, match[1]) : null;
+  if (req.headers.has("authorization")) {
+    const token = bearerToken(req);
+    const record = token ? await verifyApiKey(svc.keys, svc.pepper, token) : null;
     if (!record) throw new ApiError("unauthorized", "The API key is missing, malformed, unknown or revoked.");
     return {
       plan: "pro",

@@ -10,6 +10,7 @@ import { secondsUntil } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
 import { getServices, type Services } from "@/lib/services";
 import { isSameOrigin, readCookie, SESSION_COOKIE, sessionIdOf } from "./admin-auth";
+import { bearerToken } from "./bearer";
 import { errorResponse, newRequestId, originOf, respond } from "./with-api";
 
 export type AdminContext = {
@@ -53,10 +54,9 @@ export type AdminAuth = { via: "token"; session: null } | { via: "session"; sess
 export async function authenticateAdmin(req: Request, svc: Services): Promise<AdminAuth> {
   const admin = svc.config.admin;
   if (!admin) throw consoleDisabled();
-  const auth = req.headers.get("authorization");
-  if (auth !== null) {
+  if (req.headers.has("authorization")) {
     const ip = readClientIp(req, svc);
-    const presented = /^Bearer +(\S+) *$/i.exec(auth)?.[1];
+    const presented = bearerToken(req);
     const outcome = await attemptAdminToken(svc, { via: "token", ip }, identityOfIp(ip), presented, admin.token);
     if (outcome.ok) return { via: "token", session: null };
     if (outcome.locked) throw tooManyFailures(outcome.retryAtMs);

@@ -28,6 +28,35 @@ export type JobWatcher = {
   readonly size: number;
 };
 
+type LastHeard = Map<string, { text: string; job: JobRecord | null }>;
+
+/** Tells each job's listeners its record (null when gone) if it changed since the last read. */
+function tellChanges(
+  ids: string[],
+  found: Map<string, JobRecord>,
+  last: LastHeard,
+  listeners: Map<string, Set<JobListener>>,
+): void {
+  for (const id of ids) {
+    const job = found.get(id) ?? null;
+    const text = job ? JSON.stringify(job) : "null";
+    if (last.get(id)?.text === text) continue;
+    last.set(id, { text, job });
+    for (const listener of [...(listeners.get(id) ?? [])]) listener(job);
+  }
+}
+
+/** Removes one listener; a job no one listens to any more is forgotten. */
+function forget(id: string, listener: JobListener, last: LastHeard, listeners: Map<string, Set<JobListener>>): void {
+  const current = listeners.get(id);
+  if (!current) return;
+  current.delete(listener);
+  if (current.size === 0) {
+    listeners.delete(id);
+    last.delete(id);
+  }
+}
+
 export function createJobWatcher(
   jobs: Pick<JobStore, "getMany">,
   opts: { tickMs?: number; pushedTickMs?: number; coalesceMs?: number } = {},
@@ -39,7 +68,7 @@ export function createJobWatcher(
   let pushTimer: NodeJS.Timeout | undefined;
   const listeners = new Map<string, Set<JobListener>>();
   /** The last record heard per job, as JSON: a tick that finds no change tells no one. */
-  const last = new Map<string, { text: string; job: JobRecord | null }>();
+  const last: LastHeard = new Map();
   let timer: NodeJS.Timeout | undefined;
   let reading: Promise<void> | undefined;
   let again = false;
@@ -61,13 +90,7 @@ export function createJobWatcher(
       const ids = [...listeners.keys()];
       try {
         const found = ids.length > 0 ? await jobs.getMany(ids) : new Map<string, JobRecord>();
-        for (const id of ids) {
-          const job = found.get(id) ?? null;
-          const text = job ? JSON.stringify(job) : "null";
-          if (last.get(id)?.text === text) continue;
-          last.set(id, { text, job });
-          for (const listener of [...(listeners.get(id) ?? [])]) listener(job);
-        }
+        tellChanges(ids, found, last, listeners);
       } catch (err) {
         // A store hiccup: streams keep their last state and the next tick tries again.
         log.warn("job events: read failed", { jobs: ids.length, ...describeError(err) });
@@ -90,24 +113,14 @@ export function createJobWatcher(
 
   return {
     watch(id, listener) {
-      let set = listeners.get(id);
-      if (!set) {
-        set = new Set();
-        listeners.set(id, set);
-      }
-      set.add(listener);
+      const set = listeners.get(id) ?? new Set<JobListener>();
+      listeners.set(id, set.add(listener));
       // A later stream of a job already watched hears the latest record at once, as the first streams did.
       const known = last.get(id);
       if (known) queueMicrotask(() => listeners.get(id)?.has(listener) && listener(known.job));
       schedule();
       return () => {
-        const current = listeners.get(id);
-        if (!current) return;
-        current.delete(listener);
-        if (current.size === 0) {
-          listeners.delete(id);
-          last.delete(id);
-        }
+        forget(id, listener, last, listeners);
         if (listeners.size === 0) {
           clearTimeout(timer);
           timer = undefined;

@@ -2,11 +2,16 @@
 // checked, connects to exactly those addresses (so DNS rebinding cannot swap them) and keeps credentials at home.
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import { pipeline, Readable } from "node:stream";
 import zlib from "node:zlib";
-import { pinnedLookup, type ResolvedAddress, type Resolver, resolveWithSystem } from "@/lib/net/resolve";
-import { classifyAddress } from "./address";
+import {
+  firstNonPublic,
+  pinnedLookup,
+  type ResolvedAddress,
+  type Resolver,
+  resolveAddresses,
+  resolveWithSystem,
+} from "@/lib/net/resolve";
 
 export type FetchFn = typeof globalThis.fetch;
 
@@ -108,15 +113,10 @@ function checkUrl(url: URL, policy: UrlPolicy): Extract<UrlVerdict, { allowed: t
 /** Every address the host resolves to must be public unless the origin may be anywhere; refuses before connecting. */
 async function resolveChecked(url: URL, anyAddress: boolean, resolve: Resolver): Promise<ResolvedAddress[]> {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  const family = net.isIP(host);
-  const addresses = family ? [{ address: host, family }] : await resolve(host);
+  const addresses = await resolveAddresses(host, resolve);
   if (addresses.length === 0) throw new RefusedUrlError(`${url.origin}: ${host} has no address`);
-  if (!anyAddress) {
-    for (const { address } of addresses) {
-      const kind = classifyAddress(address);
-      if (kind !== "public") throw new RefusedUrlError(`${url.origin}: ${host} is at ${address}, a ${kind} address`);
-    }
-  }
+  const bad = anyAddress ? null : firstNonPublic(addresses);
+  if (bad) throw new RefusedUrlError(`${url.origin}: ${host} is at ${bad.address}, a ${bad.kind} address`);
   return addresses;
 }
 

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { isRunning } from "../process/pid";
 
 export const SOURCE_DIRS = ["app", "components", "lib", "public"];
 export const SOURCE_FILES = [
@@ -89,20 +90,11 @@ function tryLock(root: string): boolean {
       /* the owner has not written its pid yet */
     }
     const age = Date.now() - fs.statSync(lock).mtimeMs;
-    if (age > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !isAlive(pid))) {
+    if (age > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !isRunning(pid))) {
       fs.rmSync(lock, { recursive: true, force: true });
       return tryLock(root);
     }
     return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

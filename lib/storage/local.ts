@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { StorageUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { isRunning } from "@/lib/process/pid";
 import { streamFile } from "./file-stream";
 import { fileOfImageId, imageIdOf, isImageId, isTempKey, newImageFile } from "./names";
 import type { ImageStorage, OpenedImage, TempArea } from "./types";
@@ -217,15 +218,5 @@ async function isStale(fs: StorageFs, file: string, name: string): Promise<boole
     return Date.now() - (await fs.stat(file)).mtimeMs > STALE_TEMP_MS;
   } catch {
     return false;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to another user.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -4,10 +4,15 @@
 // 64 KB of the answer is read.
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import { InvalidWebhookUrl } from "@/lib/errors";
-import { classifyAddress } from "@/lib/net/address";
-import { pinnedLookup, type ResolvedAddress, type Resolver, resolveWithSystem } from "@/lib/net/resolve";
+import {
+  firstNonPublic,
+  pinnedLookup,
+  type ResolvedAddress,
+  type Resolver,
+  resolveAddresses,
+  resolveWithSystem,
+} from "@/lib/net/resolve";
 import { DELIVERY_POLICY } from "./policy";
 import { checkWebhookUrl, isAllowedHost, normalizeHost } from "./url";
 
@@ -80,38 +85,21 @@ export async function sendWebhook(opts: SendOptions): Promise<SendResult> {
   try {
     let addresses: ResolvedAddress[];
     try {
-      addresses = await resolveHost(host, opts.resolve ?? resolveWithSystem, controller.signal);
+      addresses = await resolveAddresses(host, opts.resolve ?? resolveWithSystem, controller.signal);
+      if (addresses.length === 0) throw new Error("no address");
     } catch (err) {
       const reason = controller.signal.aborted ? `no answer within ${timeoutMs} ms` : `could not resolve ${host}`;
       return { status: null, bytesRead: 0, error: `could not resolve ${host}: ${messageOf(err)}`, reason };
     }
-    if (!anyAddress) {
-      for (const { address } of addresses) {
-        const kind = classifyAddress(address);
-        if (kind !== "public") {
-          const reason = `${host} resolves to a ${kind} address; nothing was sent`;
-          return { status: null, bytesRead: 0, refused: `${host} is at ${address}, a ${kind} address`, reason };
-        }
-      }
+    const bad = anyAddress ? null : firstNonPublic(addresses);
+    if (bad) {
+      const reason = `${host} resolves to a ${bad.kind} address; nothing was sent`;
+      return { status: null, bytesRead: 0, refused: `${host} is at ${bad.address}, a ${bad.kind} address`, reason };
     }
     return await post(url, host, addresses, { ...opts, timeoutMs }, controller.signal);
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function resolveHost(host: string, resolve: Resolver, signal: AbortSignal): Promise<ResolvedAddress[]> {
-  const family = net.isIP(host);
-  if (family !== 0) return [{ address: host, family }];
-  // A lookup cannot be cancelled, but the attempt stops waiting for it at the deadline.
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
-  aborted.catch(() => undefined);
-  const addresses = await Promise.race([resolve(host), aborted]);
-  if (addresses.length === 0) throw new Error("no address");
-  return addresses;
 }
 
 function post(

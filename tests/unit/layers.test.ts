@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { functionLengths } from "@/tests/helpers/function-lengths";
 import { cyclesOf, fileGraph, sourcesUnder, unitGraph, unitOf } from "@/tests/helpers/import-graph";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -19,6 +20,38 @@ const BACKEND_NAME = /sqlite|redis|upstash/i;
 const NEXT = /^next(\/|$)/;
 
 const files = fileGraph(ROOT, ["lib"]);
+
+/** A function may run to this many lines; split a longer one into named steps. */
+const MAX_FUNCTION_LINES = 100;
+/** Exempt: generated art, and the layer converter's tables. */
+const LONG_BY_NATURE = [/^lib\/engines\/preview\//, /^lib\/enhance\/neural\/convert-layers\.ts$/];
+/**
+ * Functions still over the limit, by file and name, each to be split into named steps (issue 28). The list only
+ * shrinks: a function not on it may not pass the limit.
+ */
+const STILL_LONG = new Set([
+  "components/studio/studio.tsx Studio",
+  "components/enhance/enhance-studio.tsx EnhanceStudio",
+  "components/admin/waitlist-panel.tsx WaitlistPanel",
+  "components/studio/mask-painter.tsx MaskPainter",
+  "components/account/usage-viewer.tsx UsageViewer",
+  "lib/client/use-job.ts useJob",
+  "components/admin/keys-panel.tsx KeyRowView",
+  "components/admin/overview-panel.tsx OverviewPanel",
+  "app/docs/page.tsx DocsPage",
+  "components/waitlist/waitlist-form.tsx WaitlistForm",
+  "components/charts/stacked-bars.tsx StackedBars",
+  "components/studio/history-strip.tsx HistoryStrip",
+  "lib/webhooks/worker.ts createWebhookWorker",
+  "lib/engines/local/comfyui.ts runOnServer",
+  "lib/metrics/index.ts createMetrics",
+  "lib/openapi.ts buildOpenApi",
+  "lib/enhance/neural/quantize.ts quantizeModel",
+  "lib/enhance/neural/sr-session.ts openFile",
+  "lib/enhance/neural/upscale.ts createUpscaler",
+  "lib/storage/s3.ts createS3Storage",
+  "lib/storage/vercel-blob.ts createVercelBlobStorage",
+]);
 
 /** The source files under `roots` (folders or files) whose text matches `pattern`, sorted. */
 function callersOf(pattern: RegExp, roots: string[]): string[] {
@@ -73,6 +106,40 @@ describe("layers", () => {
       }
     }
     assert.deepEqual(offenders, []);
+  });
+
+  it(`has no function over ${MAX_FUNCTION_LINES} lines outside the exempt files`, () => {
+    const offenders: string[] = [];
+    for (const root of ["lib", "app", "components", "scripts", "server.ts"]) {
+      for (const file of sourcesUnder(ROOT, root)) {
+        const rel = file.split(path.sep).join("/");
+        if (LONG_BY_NATURE.some((r) => r.test(rel))) continue;
+        for (const fn of functionLengths(path.join(ROOT, file))) {
+          if (fn.lines > MAX_FUNCTION_LINES && !STILL_LONG.has(`${rel} ${fn.name}`))
+            offenders.push(`${rel}:${fn.line} ${fn.name} (${fn.lines} lines)`);
+        }
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+
+  it("measures a function's length in lines, arrows and methods too", () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-lengths-"));
+    try {
+      const file = path.join(tree, "a.ts");
+      const body = Array.from({ length: 120 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+      fs.writeFileSync(file, `export function long() {\n${body}\n}\nexport const short = () => 1;\n`);
+      const found = functionLengths(file);
+      assert.deepEqual(
+        found.map((f) => [f.name, f.lines]),
+        [
+          ["long", 122],
+          ["short", 1],
+        ],
+      );
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it("reads the configuration only in the composition root and server.ts", () => {

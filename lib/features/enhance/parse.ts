@@ -3,6 +3,7 @@
 import { unconfiguredModeMessage } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { ModelChoice } from "@/lib/enhance/types";
+import { formValue } from "@/lib/http/form-text";
 import type { Upload } from "@/lib/http/read-upload";
 import { ApiError } from "@/lib/schemas/api-error";
 import {
@@ -32,7 +33,7 @@ export function outputOf(fields: Record<string, string>): OutputEncoding {
   if (!format.success) throw new ApiError("invalid_output_format", undefined, { param: "output_format" });
   const qualityText = fields.output_quality?.trim();
   const quality = outputQualitySchema.safeParse(
-    qualityText === undefined ? undefined : /^\d+$/.test(qualityText) ? Number(qualityText) : qualityText,
+    qualityText === undefined ? undefined : formValue(qualityText, "integer"),
   );
   if (!quality.success) throw new ApiError("invalid_output_format", undefined, { param: "output_quality" });
   return { format: format.data ?? DEFAULT_OUTPUT_FORMAT, quality: quality.data ?? DEFAULT_OUTPUT_QUALITY };

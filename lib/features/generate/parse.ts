@@ -1,6 +1,7 @@
 // Validates a generate request, JSON or multipart, field by field in the contract's order, into one error code.
 // Nothing is decoded here: the image and mask bytes are only checked for presence; decoding runs after the quota.
 
+import { type FormType, formToJson } from "@/lib/http/form-text";
 import { readJsonObject } from "@/lib/http/read-json";
 import type { Upload } from "@/lib/http/read-upload";
 import { ApiError } from "@/lib/schemas/api-error";
@@ -46,15 +47,13 @@ function messageFor(code: keyof typeof ERROR_CODES): string {
   return ERROR_CODES[code].message;
 }
 
-/** Form fields arrive as text; the numeric ones become numbers when they are plainly numbers, else stay text to fail. */
-const NUMERIC_FIELDS = new Set(["seed", "n", "output_quality", "strength"]);
-export const NUMBER_TEXT = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
-
-export function formToBody(fields: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([k, v]) => [k, NUMERIC_FIELDS.has(k) && NUMBER_TEXT.test(v) ? Number(v) : v]),
-  );
-}
+/** The generate form's fields that are numbers in the JSON form. */
+const FORM_TYPES: Record<string, FormType> = {
+  seed: "number",
+  n: "number",
+  output_quality: "number",
+  strength: "number",
+};
 
 /** Cross-field rules: a mask or a strength needs an image (uploaded or from the library), and only one of those. */
 function checkEditFields(request: GenerateRequest, has: { image: boolean; mask: boolean }): void {
@@ -106,7 +105,7 @@ export function parseGenerateForm(upload: Upload): GenerateSubmission {
     }
     if (upload.maskWasText)
       throw new ApiError("invalid_mask", "The mask field must be a file upload.", { param: "mask" });
-    const body = formToBody(upload.fields);
+    const body = formToJson(upload.fields, FORM_TYPES);
     const request = validateGenerate(body);
     checkEditFields(request, { image: upload.image !== null, mask: upload.mask !== null });
     return {

@@ -2,6 +2,7 @@
 // ImageGenStreamEvent and ImageEditStreamEvent read), and the model list.
 import { MODEL_CATALOG } from "@/lib/catalog/models";
 import type { GeneratedBatch, GeneratedResult } from "@/lib/engines/generate";
+import { sseEvent } from "@/lib/streams/sse";
 import type { AnswerShape, ImagesKind } from "./parse";
 
 /** Every answer says the images are opaque: no engine here makes transparent ones (background transparent is 400). */
@@ -88,7 +89,7 @@ export function completedEvent(shape: AnswerShape & { kind: Streamed }, image: G
 
 /** One server-sent event: the name, then the JSON on one data line. */
 export function sseFrame(event: { type: string }): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return sseEvent(event.type, event);
 }
 
 /** The catalogue's models are all published with the 1.2 API (2026-11-01T00:00:00Z). */

@@ -6,7 +6,7 @@ import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { DEFAULT_STYLE, STYLE_NAMES, type StyleName } from "@/lib/catalog/styles";
 import { nearestRatio } from "@/lib/engines/sizing";
 import type { GenerateOrder } from "@/lib/features/generate/flow";
-import { NUMBER_TEXT } from "@/lib/features/generate/parse";
+import { type FormType, formToJson } from "@/lib/http/form-text";
 import { readJsonObject } from "@/lib/http/read-json";
 import { readUploadInOrder, type UploadContext } from "@/lib/http/read-upload";
 import { sha256 } from "@/lib/idempotency/idempotency";
@@ -59,7 +59,7 @@ export const VARIATION_PROMPT = "A close variation of this image, keeping its su
 export const VARIATION_STRENGTH = 0.5;
 
 /** Multipart fields that are numbers or booleans in the JSON form. */
-const FORM_TYPES: Record<string, "number" | "boolean"> = {
+const FORM_TYPES: Record<string, FormType> = {
   n: "number",
   output_compression: "number",
   partial_images: "number",
@@ -67,18 +67,6 @@ const FORM_TYPES: Record<string, "number" | "boolean"> = {
   strength: "number",
   stream: "boolean",
 };
-
-/** Form text as JSON values: plain numbers become numbers and true/false booleans; anything else stays text to fail. */
-function formToJson(fields: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([name, text]) => {
-      const type = FORM_TYPES[name];
-      if (type === "number" && NUMBER_TEXT.test(text)) return [name, Number(text)];
-      if (type === "boolean" && (text === "true" || text === "false")) return [name, text === "true"];
-      return [name, text];
-    }),
-  );
-}
 
 /** OpenAI's clients send null for "not set"; it means the default. */
 function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
@@ -158,7 +146,7 @@ async function readImagesForm(at: UploadContext) {
       throw new ApiError("invalid_image", "image must be a file upload.", { param: "image" });
     }
     if (upload.maskWasText) throw new ApiError("invalid_mask", "mask must be a file upload.", { param: "mask" });
-    return { upload, body: formToJson(upload.fields) };
+    return { upload, body: formToJson(upload.fields, FORM_TYPES) };
   } catch (err) {
     upload.release();
     throw err;

@@ -2,11 +2,9 @@
 import { openaiErrorBody } from "@/lib/http/openai/dialect";
 import { type RouteResult, StreamedAnswer } from "@/lib/http/with-api";
 import { toApiError } from "@/lib/schemas/api-error";
+import { sseEvent, sseStream } from "@/lib/streams/sse";
 import { sseFrame } from "./answer";
 import type { ImagesOutcome } from "./flow";
-
-/** A comment line this often keeps proxies from closing a quiet stream while the engine works. */
-const KEEPALIVE_MS = 15_000;
 
 /**
  * The /v1 answer of the Images flow: its body, or server-sent events at once while the work runs (the partial
@@ -15,41 +13,23 @@ const KEEPALIVE_MS = 15_000;
 export function answerImages(outcome: ImagesOutcome, requestId: string): RouteResult {
   if (outcome.kind === "body") return outcome.body;
   const cancel = new AbortController();
-  const encoder = new TextEncoder();
-  let open = true;
-  let out!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      out = controller;
-    },
-    cancel: () => {
-      open = false;
-      cancel.abort();
-    },
-  });
-  const write = (text: string) => {
-    if (open) out.enqueue(encoder.encode(text));
-  };
-  const keepalive = setInterval(() => write(": keep-alive\n\n"), KEEPALIVE_MS);
+  const stream = sseStream(() => cancel.abort());
+  stream.keepAlive();
 
   const settled = (async (): Promise<{ replay: string } | { error: unknown }> => {
     try {
-      const frame = sseFrame(await outcome.run((event) => write(sseFrame(event)), cancel.signal));
-      write(frame);
+      const frame = sseFrame(await outcome.run((event) => stream.send(sseFrame(event)), cancel.signal));
+      stream.send(frame);
       return { replay: frame };
     } catch (err) {
       const { body: error } = openaiErrorBody(toApiError(err, requestId));
-      write(`event: error\ndata: ${JSON.stringify({ type: "error", ...error })}\n\n`);
+      stream.send(sseEvent("error", { type: "error", ...error }));
       return { error: err };
     } finally {
-      clearInterval(keepalive);
-      if (open) {
-        open = false;
-        out.close();
-      }
+      stream.close();
     }
   })();
-  const response = new Response(body, {
+  const response = new Response(stream.body, {
     headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" },
   });
   return new StreamedAnswer(response, settled);

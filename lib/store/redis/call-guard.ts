@@ -4,6 +4,7 @@ import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import { call } from "./call";
 import { forRatelimit, type RedisClient } from "./client";
 
 export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: number } = {}): WindowCounter {
@@ -33,14 +34,7 @@ export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: numbe
 
   return {
     async take(bucket, id) {
-      let res: Awaited<ReturnType<Ratelimit["limit"]>>;
-      try {
-        res = await limiterOf(bucket).limit(id);
-      } catch (err) {
-        throw new StoreUnavailable(`upstash: guard failed: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-        });
-      }
+      const res = await call("guard", () => limiterOf(bucket).limit(id));
       // limit() resolves with success: true on its own timeout; a guard fails open on outages by design, so the
       // caller is told the store is unavailable and decides.
       if (res.reason === "timeout") throw new StoreUnavailable("upstash: guard timed out");

@@ -8,6 +8,7 @@ export const markerKey = () => `darkroom:op:${crypto.randomUUID()}`;
 
 export const MARKER_TTL_MS = 60_000;
 
+/** Runs one store command: any failure is the store being unavailable, named `upstash: <what> failed`. */
 export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -34,3 +35,9 @@ export const byCreated =
   <T extends { createdAt: string }>(tie: (x: T) => string) =>
   (a: T, b: T) =>
     a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : tie(a) < tie(b) ? -1 : tie(a) > tie(b) ? 1 : 0;
+
+/** `call` for one repository: its commands are named under `scope` ("jobs ", "images.", "webhooks: "). */
+export const callIn =
+  (scope: string) =>
+  <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+    call(`${scope}${what}`, fn);

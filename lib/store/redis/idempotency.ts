@@ -1,22 +1,12 @@
-// Idempotency-Key records in Redis, shared by every instance: a claim, its lease and its answer, each change by a
-// script that compares the claim's token.
-import { StoreUnavailable } from "@/lib/errors";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type IdempotencyStore } from "@/lib/idempotency/idempotency";
 import type { HeldUnit } from "@/lib/quota/types";
+import { callIn } from "./call";
 import type { RedisClient } from "./client";
+
+const call = callIn("jobs ");
 
 const idemKey = (key: string) => `darkroom:idem:${key}`;
 const RUNNING = "darkroom:idem-running"; // sorted set: Idempotency-Key claims still running, by lease end
-
-const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new StoreUnavailable(`upstash: jobs ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
-  }
-};
 
 /**
  * A record is the JSON { fingerprint, response, token, leaseUntil, units }: a running claim has response null, a

@@ -6,9 +6,9 @@
 //   darkroom:images:leases           hash: id → "<until ms>|<lease id>" for claimed records
 //   darkroom:images:leased           sorted set: id by lease end, so run-out claims are found again
 import crypto from "node:crypto";
-import { StoreUnavailable } from "@/lib/errors";
 import type { ImageRecord, ImageStore } from "@/lib/images/store";
 import { positionOf } from "@/lib/images/store";
+import { callIn } from "./call";
 import type { RedisClient } from "./client";
 import {
   CLAIM_DUE,
@@ -19,6 +19,8 @@ import {
   LIST_IMAGES,
   RELEASE_IMAGE,
 } from "./lua/images";
+
+const call = callIn("images.");
 
 const RECORDS = "darkroom:images";
 const ownerIndex = (owner: string) => `darkroom:images:owner:${owner}`;
@@ -54,18 +56,9 @@ function decode(stored: unknown): ImageRecord | null {
 const decodeAll = (raw: unknown): ImageRecord[] =>
   (Array.isArray(raw) ? raw : []).map(decode).filter((r): r is ImageRecord => r !== null);
 
-async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new StoreUnavailable(`upstash: images.${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
-  }
-}
-
-export function openUpstashImageStore(redis: RedisClient): ImageStore {
-  const scripts = {
+/** The image store's scripts, loaded once per client. */
+function imageScripts(redis: RedisClient) {
+  return {
     insert: redis.createScript<number>(INSERT_IMAGE),
     list: redis.createScript<unknown[]>(LIST_IMAGES),
     claim: redis.createScript<string | null>(CLAIM_IMAGE),
@@ -74,6 +67,10 @@ export function openUpstashImageStore(redis: RedisClient): ImageStore {
     finish: redis.createScript<number>(FINISH_IMAGE),
     release: redis.createScript<number>(RELEASE_IMAGE),
   };
+}
+
+export function openUpstashImageStore(redis: RedisClient): ImageStore {
+  const scripts = imageScripts(redis);
   const cutoffArg = (cutoff: number | null) => (cutoff === null ? "" : String(cutoff));
 
   return {

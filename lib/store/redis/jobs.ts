@@ -6,8 +6,11 @@ import { StoreUnavailable } from "@/lib/errors";
 import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
 import type { NewDelivery } from "@/lib/webhooks/outbox";
+import { callIn } from "./call";
 import type { RedisClient } from "./client";
 import { ADD_DELIVERY_LUA, CHECK_DELIVERY_KEYS_LUA, deliveryArgs, outboxKeys, QUEUE_LUA } from "./delivery";
+
+const call = callIn("jobs ");
 
 const jobKey = (id: string) => `darkroom:job:${id}`;
 const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
@@ -56,16 +59,6 @@ if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD
 ${ADD_DELIVERY_LUA}
 return 1
 `;
-
-const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new StoreUnavailable(`upstash: jobs ${what} failed: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
-  }
-};
 
 /** KEYS: the jobs. Each job's [v, data] in one round trip (a script, so any transport that runs scripts can). */
 const READ_JOBS = `

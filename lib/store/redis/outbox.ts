@@ -7,11 +7,13 @@
 // @upstash/redis retries a request whose connection failed, and the lost attempt may have run: every script here
 // remembers its answer under its call's own id for a minute, so running it twice changes nothing more.
 import crypto from "node:crypto";
-import { StoreUnavailable } from "@/lib/errors";
 import type { ClaimedDelivery, Delivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { CLAIM_LIMITS } from "@/lib/webhooks/policy";
+import { callIn } from "./call";
 import type { RedisClient } from "./client";
 import { ADD_DELIVERY_LUA, CHECK_DELIVERY_KEYS_LUA, deliveryArgs, outboxKeys, QUEUE_LUA } from "./delivery";
+
+const call = callIn("webhooks: ");
 
 export type UpstashWebhookOutboxOptions = {
   /**
@@ -179,19 +181,6 @@ end
 redis.call("SET", KEYS[4], ok, "PX", ARGV[6])
 return ok
 `;
-
-async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw new StoreUnavailable(
-      `upstash: webhooks: ${what} failed: ${err instanceof Error ? err.message : String(err)}`,
-      {
-        cause: err,
-      },
-    );
-  }
-}
 
 /** HGETALL replies come back as a flat [field, value, …] array with deserialization off. */
 function fieldsOf(raw: unknown): Record<string, string> {

@@ -6,6 +6,7 @@ import { type Duration, Ratelimit } from "@upstash/ratelimit";
 import { StoreUnavailable } from "@/lib/errors";
 import type { SlidingWindowCounter } from "@/lib/quota/sliding";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
+import { call } from "./call";
 import { forRatelimit, type RedisClient } from "./client";
 
 export function openUpstashSlidingWindow(redis: RedisClient, opts: { timeoutMs?: number } = {}): SlidingWindowCounter {
@@ -29,17 +30,7 @@ export function openUpstashSlidingWindow(redis: RedisClient, opts: { timeoutMs?:
     return limiter;
   };
   const limit = async (bucket: Bucket, id: string, rate: number) => {
-    let res: Awaited<ReturnType<Ratelimit["limit"]>>;
-    try {
-      res = await limiterOf(bucket).limit(id, { rate });
-    } catch (err) {
-      throw new StoreUnavailable(
-        `upstash: attempt counter failed: ${err instanceof Error ? err.message : String(err)}`,
-        {
-          cause: err,
-        },
-      );
-    }
+    const res = await call("attempt counter", () => limiterOf(bucket).limit(id, { rate }));
     // limit() resolves with success: true on its own timeout: an attempt counter fails closed instead.
     if (res.reason === "timeout") throw new StoreUnavailable("upstash: attempt counter timed out");
     return res;

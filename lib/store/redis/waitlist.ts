@@ -37,8 +37,9 @@ function parseSignup(json: string): { useCase: string | null; createdAt: string 
   return { useCase: v.useCase ?? null, createdAt: v.createdAt ?? "" };
 }
 
-export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
-  const scripts = {
+/** The waitlist's scripts, loaded once per client. */
+function waitlistScripts(redis: RedisClient) {
+  return {
     add: redis.createScript<number>(ADD_TO_WAITLIST),
     assign: redis.createScript<number>(ASSIGN_WAITLIST_IDS),
     index: redis.createScript<number>(INDEX_WAITLIST),
@@ -46,6 +47,10 @@ export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
     decide: redis.createScript<string>(DECIDE_WAITLIST_ENTRY),
     approve: redis.createScript<string>(APPROVE_WAITLIST_ENTRY),
   };
+}
+
+export function openUpstashWaitlist(redis: RedisClient): WaitlistRepository {
+  const scripts = waitlistScripts(redis);
 
   const repo: WaitlistRepository = {
     async addToWaitlist(entry: WaitlistEntry) {

@@ -4,6 +4,7 @@
 // in a sliding hour: past ten, further wrong ones get 429, while the right one is still served.
 
 import { attemptSecret } from "@/lib/console/sign-in";
+import { bearerToken } from "@/lib/http/bearer";
 import { identityOfIp, readClientIp } from "@/lib/http/identify";
 import { errorResponse, newRequestId } from "@/lib/http/with-api";
 import { sweepImages } from "@/lib/images/sweep";
@@ -24,7 +25,7 @@ export async function GET(req: Request): Promise<Response> {
     const svc = getServices();
     const secret = svc.config.images.cronSecret;
     if (!secret) throw new ApiError("not_found", "No such API endpoint. See /docs.");
-    const presented = /^Bearer +(\S+) *$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+    const presented = bearerToken(req);
     const identity = identityOfIp(readClientIp(req, svc));
     const outcome = await attemptSecret(svc, "cron", CRON_ATTEMPTS, identity, presented, secret);
     if (!outcome.ok && outcome.locked) {
