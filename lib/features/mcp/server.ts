@@ -120,18 +120,20 @@ async function runTool(ctx: McpContext, name: string, args: Args, progress?: Pro
     const issue = shape.error.issues[0];
     return refusal("invalid_request", `${issue.path.join(".") || "arguments"}: ${issue.message}`);
   }
+  // Only the tool's own arguments go on: anything else (a webhook_url, say) is not part of the tool.
+  const known = Object.fromEntries(Object.entries(args).filter(([field]) => field in tool.input.shape));
   switch (tool.name) {
     case "list_models":
       return listModels(ctx);
     case "get_job":
-      return getJob(ctx, String(args.job_id));
+      return getJob(ctx, String(known.job_id));
     default:
-      return makeImages(ctx, tool.name, args, progress);
+      return makeImages(ctx, tool.name, known, progress);
   }
 }
 
 /** Fields /api validates itself, with its own error codes. */
-const TOOL_ONLY_FIELDS = new Set(["image", "mask", "async", "job_id", "mode"]);
+const TOOL_ONLY_FIELDS = new Set(["image", "mask", "async", "job_id"]);
 
 function isApiField(_tool: ToolName, error: z.ZodError): boolean {
   return error.issues.every((issue) => !TOOL_ONLY_FIELDS.has(String(issue.path[0])));
