@@ -61,3 +61,6 @@ export function describeEnhanceModes(): string {
 export function joinWithOr(items: readonly string[]): string {
   return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
+
+/** Every mode an enhance route may serve (contract 1.3); the route interface (lib/enhance/routes/types.ts) names it. */
+export type EnhanceModeName = "fast" | "quality" | "faces" | "creative";

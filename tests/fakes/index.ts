@@ -42,6 +42,23 @@ export const CHAINS = {
   ],
 };
 
+/**
+ * Every cloud enhance route the fakes serve (Stability's v2beta upscalers, Replicate predictions, fal's queue), for
+ * tests to put into ENHANCE_<MODE> chains; not in `env`, so the default in-process routes stay the default.
+ */
+export const ENHANCE_REMOTE_ROUTES = [
+  "stability:fast",
+  "stability:conservative",
+  "stability:creative",
+  "replicate:nightmareai/real-esrgan",
+  "replicate:sczhou/codeformer",
+  "replicate:tencentarc/gfpgan",
+  "fal:fal-ai/esrgan",
+  "fal:fal-ai/aura-sr",
+  "fal:fal-ai/clarity-upscaler",
+  "fal:fal-ai/codeformer",
+] as const;
+
 export async function startAllFakes(): Promise<Fakes> {
   const [bfl, fal, replicate, together, openai, stability] = await Promise.all([
     startBflFake(),

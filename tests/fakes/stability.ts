@@ -1,4 +1,6 @@
-// Fake Stability AI v1 REST: POST /v1/generation/<engine>/text-to-image → { artifacts: [{ base64, seed, finishReason }] }.
+// Fake Stability AI REST: v1 generation (POST /v1/generation/<engine>/text-to-image → { artifacts: [{ base64, seed,
+// finishReason }] }) and the v2beta upscalers (fast, conservative, creative + GET /v2beta/results/<id>).
+import crypto from "node:crypto";
 import sharp from "sharp";
 import {
   expect,
@@ -47,8 +49,10 @@ const PRESETS = [
 ];
 
 export function startStabilityFake(): Promise<Fake> {
+  const creative = new Map<string, { width: number; height: number; polls: number }>();
   return startFake("stability", async (req, f) => {
     expectHeader(f, req, "authorization", `Bearer ${STABILITY_KEY}`);
+    if (req.path.startsWith("/v2beta/")) return upscale(f, req, creative);
     expectHeader(f, req, "accept", "application/json");
     const form = multipartOf(req.body);
     if (req.path.startsWith(`${ENGINE}/image-to-image`)) return imageToImage(f, req, form);
@@ -139,4 +143,93 @@ async function imageToImage(f: Fake, req: Recorded, form: MultipartBody | null) 
   const bytes = await imageOf(meta?.width ?? 1024, meta?.height ?? 1024, "png");
   const seed = Number(field("seed") ?? 7);
   return { status: 200, json: { artifacts: [{ base64: bytes.toString("base64"), seed, finishReason: "SUCCESS" }] } };
+}
+
+const UPSCALERS = ["fast", "conservative", "creative"];
+/** Every v2beta upscaler here answers at 4× its input: the caller resizes to the size it asked for. */
+export const STABILITY_UPSCALE_FACTOR = 4;
+
+/**
+ * v2beta upscale (multipart): `image` and `output_format` (png, jpeg, webp) on all three; `prompt` required on
+ * conservative and creative; `creativity` 0.1–0.5 on creative. fast and conservative answer the image (Accept
+ * image/*) with a finish-reason header; creative answers { id }, then GET /v2beta/results/<id> answers 202
+ * { id, status: "in-progress" } for `pendingPolls` polls and the image after. A flagged request is 403
+ * content_moderation (mode "moderate").
+ */
+async function upscale(
+  f: Fake,
+  req: Recorded,
+  creative: Map<string, { width: number; height: number; polls: number }>,
+) {
+  const result = /^\/v2beta\/results\/([\w-]+)$/.exec(req.path);
+  if (result && req.method === "GET") {
+    expectHeader(f, req, "accept", /^image\/\*$/);
+    const generation = creative.get(result[1] ?? "");
+    if (!generation) return { status: 404, json: { name: "not_found", errors: ["generation not found"] } };
+    f.polls++;
+    generation.polls++;
+    if (f.mode === "hang") return "hang" as const;
+    if (generation.polls <= f.pendingPolls) return { status: 202, json: { id: result[1], status: "in-progress" } };
+    return imageAnswer(f, generation.width, generation.height);
+  }
+  const endpoint = /^\/v2beta\/stable-image\/upscale\/(\w+)$/.exec(req.path)?.[1] ?? "";
+  expect(f, req.method === "POST" && UPSCALERS.includes(endpoint), `stability: unexpected ${req.method} ${req.path}`);
+  expectHeader(f, req, "accept", endpoint === "creative" ? "application/json" : /^image\/\*$/);
+  const form = multipartOf(req.body);
+  expect(f, form !== null, "stability upscale: expected multipart/form-data");
+  const field = (name: string) => form?.fields[name]?.[0];
+  const image = form?.files.image?.[0];
+  const meta = image
+    ? await sharp(image.bytes)
+        .metadata()
+        .catch(() => undefined)
+    : undefined;
+  expect(f, !!meta?.width && !!meta.height, "stability upscale: image missing or not decodable");
+  expect(f, ["png", "jpeg", "webp"].includes(field("output_format") ?? "png"), "stability: bad output_format");
+  const prompt = field("prompt");
+  if (endpoint === "fast") expect(f, prompt === undefined, "stability fast: takes no prompt");
+  else
+    expect(f, (prompt ?? "").length >= 1 && (prompt ?? "").length <= 10000, `stability ${endpoint}: prompt required`);
+  const creativity = field("creativity");
+  if (endpoint === "creative")
+    expect(
+      f,
+      creativity === undefined || (Number(creativity) >= 0.1 && Number(creativity) <= 0.5),
+      `stability creative: creativity ${creativity} outside 0.1–0.5`,
+    );
+  else expect(f, creativity === undefined, `stability ${endpoint}: no creativity expected`);
+
+  if (f.mode === "error")
+    return { status: 500, json: { id: "e1", name: "internal_error", errors: ["Internal error"] } };
+  if (f.mode === "capacity")
+    return {
+      status: 429,
+      json: { id: "e2", name: "rate_limit_exceeded", errors: ["You have made more than 150 requests in 10 seconds."] },
+    };
+  if (f.mode === "moderate")
+    return {
+      status: 403,
+      json: {
+        id: "e3",
+        name: "content_moderation",
+        errors: ["Your request was flagged by our content moderation system."],
+      },
+    };
+  if (f.mode === "hang") return "hang" as const;
+  const width = (meta?.width ?? 64) * STABILITY_UPSCALE_FACTOR;
+  const height = (meta?.height ?? 64) * STABILITY_UPSCALE_FACTOR;
+  if (endpoint !== "creative") return imageAnswer(f, width, height);
+  const id = crypto.randomBytes(32).toString("hex");
+  creative.set(id, { width, height, polls: 0 });
+  return { status: 200, json: { id } };
+}
+
+async function imageAnswer(f: Fake, width: number, height: number) {
+  const bytes = f.mode === "malformed" ? NOT_AN_IMAGE : await imageOf(width, height, "png");
+  return {
+    status: 200,
+    bytes,
+    type: "image/png",
+    headers: { "finish-reason": f.variant === "filtered" ? "CONTENT_FILTERED" : "SUCCESS", seed: "7" },
+  };
 }
