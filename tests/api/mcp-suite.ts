@@ -334,6 +334,8 @@ export function runMcpSuite(backend: McpBackend) {
       for (const r of mcp) if (r.isError) assert.equal(errorCodeOf(r), "rate_limited");
       for (const r of api) if (r.status !== 200) assert.equal(r.status, 429);
       assert.equal(await used(limited), 6);
+      const usage = await call(app.url, "/api/usage?days=1", { headers: { Authorization: `Bearer ${limited}` } });
+      assert.equal(usage.json.days.at(-1).generate, 6, "the usage history counts both");
       await client.close();
     });
   });
