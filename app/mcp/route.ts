@@ -9,7 +9,7 @@ import { identifyCaller, readClientIp } from "@/lib/http/identify";
 import { readJsonObject } from "@/lib/http/read-json";
 import { errorResponse, newRequestId, rejectOtherMethods } from "@/lib/http/with-api";
 import { getServices } from "@/lib/services";
-import { version } from "@/package.json";
+import packageJson from "@/package.json";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -29,7 +29,7 @@ export async function POST(req: Request): Promise<Response> {
       svc,
       caller,
       requestId,
-      version,
+      version: packageJson.version,
       api: { generate, enhance },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
