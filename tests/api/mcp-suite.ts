@@ -40,7 +40,7 @@ export function runMcpSuite(backend: McpBackend) {
   async function used(apiKey: string): Promise<number> {
     const res = await call(app.url, "/api/status", { headers: { Authorization: `Bearer ${apiKey}` } });
     assert.equal(res.status, 200, res.text);
-    return res.json.usage;
+    return res.json.usage_today;
   }
 
   async function callTool(client: Client, name: string, args: Record<string, unknown>) {
