@@ -50,7 +50,12 @@ async function main() {
   // crash left half-written.
   const svc = getServices();
   const storage = svc.storage;
-  const cdn = storage.kind === "local" ? storage : null;
+  // Local and S3 images are served at /cdn (S3 streamed from the bucket: see docs/storage.md); Blob's from its CDN.
+  const cdn = storage.kind === "vercel-blob" ? null : storage;
+  // A storage that cannot be used (wrong secret, no bucket) says so at start; /api/ready keeps saying it.
+  storage.check().catch((err: unknown) => {
+    console.error(`darkroom: the image storage (${storage.kind}) cannot be used: ${(err as Error).message}`);
+  });
 
   const routeOf = loadRouteMatcher(path.resolve(root, process.env.DARKROOM_DIST_DIR ?? ".next"));
   const drain = svc.drain;
@@ -63,11 +68,13 @@ async function main() {
     if (cdn && serveCdnRequest(cdn, req, res)) return;
     // A request that arrives while draining (on a connection already open) is turned away before any work: here, or
     // by withApi on its routes, whose answers carry the rate-limit headers of the caller's bucket.
-    if (drain.draining && (closing || !API_ROUTES.has(routeOf((req.url ?? "/").split("?")[0])))) {
+    const route = routeOf((req.url ?? "/").split("?")[0]);
+    if (drain.draining && (closing || !API_ROUTES.has(route))) {
       return sendError(res, "busy", new ShuttingDown(), req.url);
     }
-    // A request is in flight until its answer is sent; event streams stay open by design and are not waited for.
-    if (!req.headers.accept?.includes("text/event-stream")) drain.track(new Promise((done) => res.once("close", done)));
+    // A request is in flight until its answer is sent, a streamed one (/v1 with `stream`) until its last event. Only
+    // a job's event stream, which stays open by design while another instance may run the job, is not waited for.
+    if (route !== JOB_EVENTS_ROUTE) drain.track(new Promise((done) => res.once("close", done)));
     delete req.headers[PEER_IP_HEADER];
     delete req.headers[PEER_TOKEN_HEADER];
     delete req.headers[PEER_PROTO_HEADER];
@@ -151,6 +158,9 @@ async function main() {
     );
   });
 }
+
+/** The route whose answers the drain does not wait for: a job's event stream, open until the job ends. */
+const JOB_EVENTS_ROUTE = "/api/jobs/[id]/events";
 
 /** How long work stopped at the end of the grace has to answer and give its units back. */
 const STOP_WAIT_MS = 5_000;

@@ -2,7 +2,7 @@
 
 import autocannon from "autocannon";
 import sharp from "sharp";
-import { createKey, startApp } from "../tests/helpers/app";
+import { type App, createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchAgainstBaseline } from "./baseline";
@@ -27,6 +27,7 @@ import {
 } from "./neural";
 import { benchOpenAI } from "./openai";
 import { benchOps } from "./ops";
+import { benchStorage } from "./storage";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 import { benchWebhooks } from "./webhooks";
@@ -104,6 +105,11 @@ async function mainOpenAIOnly() {
   printTable(await benchOpenAI());
 }
 
+/** `npm run bench -- --storage-only`: generate and /cdn on S3 storage (a real Swift s3api) against local files. */
+async function mainStorageOnly() {
+  printTable(await benchStorage());
+}
+
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
 async function mainBaselineOnly() {
   printTable(await benchAgainstBaseline(Number(process.env.BENCH_ROUNDS ?? 5)));
@@ -139,20 +145,41 @@ const authFor = async (a: Parameters<typeof createKey>[0]) => ({
  */
 async function mainNeuralSpeedOnly() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  printTable(await benchSpeed(authFor, rounds));
-  printTable(await benchProfile(rounds));
-  printTable(await benchTileSizes(rounds));
+  printTable(await tableOf("neural speed", () => benchSpeed(authFor, rounds)));
+  printTable(await tableOf("neural request profile", () => benchProfile(rounds)));
+  printTable(await tableOf("neural tile sizes", () => benchTileSizes(rounds)));
 }
 
 /** `npm run bench -- --memory-only`: the neural engine's memory on fresh servers (small and large uploads). */
 async function mainMemoryOnly() {
-  printTable(await benchMemory(authFor));
-  printTable(await benchConcurrentUploads(authFor));
+  printTable(await tableOf("neural memory", () => benchMemory(authFor)));
+  printTable(await tableOf("concurrent large uploads", () => benchConcurrentUploads(authFor)));
 }
 
-async function main() {
-  const neuralTables: Table[] = [];
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** What failed, one line per section: printed at the end, and the bench exits non-zero if any. */
+const failures: string[] = [];
+
+/**
+ * Runs one section. A failure is printed at once and noted in the section's place, and the bench goes on to the
+ * next section, so one broken section never hides the others' figures.
+ */
+async function section<T>(name: string, run: () => Promise<T>, inPlace: (note: string) => T): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const note = `${name}: failed: ${err instanceof Error ? err.message : String(err)}`;
+    console.error(`\n${note}`, err instanceof Error ? `\n${err.stack}` : "");
+    failures.push(note);
+    return inPlace(note);
+  }
+}
+
+const rowsOf = (name: string, run: () => Promise<string[][]>) => section(name, run, (note) => [[name, "—", note, "—"]]);
+const tableOf = (name: string, run: () => Promise<Table>) =>
+  section(name, run, (note) => ({ head: [name], rows: [], notes: [note] }));
+
+/** The sections on the one shared server: /api/status, generate, enhance, quota before cost, jobs, then neural. */
+async function sharedServerSections(rows: string[][], neuralTables: Table[], rounds: number) {
   const app = await startApp({
     name: "bench",
     env: {
@@ -162,142 +189,166 @@ async function main() {
       ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS,
     },
   });
-  const rows: string[][] = [];
   try {
     const { key } = await createKey(app, "bench");
     const auth = { Authorization: `Bearer ${key}` };
-
-    // 1. /api/status vs the bare static route, interleaved rounds so drift hits both alike. autocannon shares the
-    // two cores with the server, so the server's own CPU time per request is printed too: it is the steadier figure.
-    const serverPid = findServerPid(app.port);
-    const bare: Cannon[] = [];
-    const status: Cannon[] = [];
-    const cpu = { bare: [] as number[], status: [] as number[] };
-    await runCannon(`${app.url}/api/health`, {}, 2); // warm-up
-    await runCannon(`${app.url}/api/status`, auth, 2);
-    for (let round = 0; round < 5; round++) {
-      for (const [list, cpuList, url, headers] of [
-        [bare, cpu.bare, `${app.url}/api/health`, {}],
-        [status, cpu.status, `${app.url}/api/status`, auth],
-      ] as const) {
-        const before = cpuMsOf(serverPid);
-        const result = await runCannon(url, headers, 4);
-        list.push(result);
-        cpuList.push((cpuMsOf(serverPid) - before) / result.requests.total);
-      }
-    }
-    for (const r of status)
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`status bench saw ${r.non2xx} non-2xx, ${r.errors} errors`);
-    const bareRps = median(bare.map((r) => r.requests.average));
-    const statusRps = median(status.map((r) => r.requests.average));
-    const roundRatio = median(status.map((r, i) => r.requests.average / bare[i].requests.average));
-    const cpuRatio = median(cpu.bare) / median(cpu.status);
-    rows.push([
-      "GET /api/health (bare static route, floor)",
-      `${fmt(bareRps, 0)} req/s`,
-      `p50 ${median(bare.map((r) => r.latency.p50))} ms · p99 ${median(bare.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.bare) * 1000, 0)} µs/req`,
-      "1.00×",
-    ]);
-    rows.push([
-      "GET /api/status (Pro key, SQLite)",
-      `${fmt(statusRps, 0)} req/s`,
-      `p50 ${median(status.map((r) => r.latency.p50))} ms · p99 ${median(status.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.status) * 1000, 0)} µs/req`,
-      `${fmt(roundRatio, 2)}× throughput, ${fmt(cpuRatio, 2)}× by server CPU (target ≥ 0.80×)`,
-    ]);
-
-    // 2. Generate on the preview engine at 1024×1024, against rendering alone in this process.
-    for (let i = 0; i < 3; i++) await generate(app.url, { prompt: `warm up ${i}` }, { headers: auth });
-    const prompts = [
-      "a lighthouse on a cliff at sunset",
-      "snowy mountain village at night",
-      "neon city street in the rain",
-      "forest river in the morning",
-    ];
-    const styles = ["Photorealistic", "Cinematic", "Anime", "Illustration"];
-    let i = 0;
-    const gen = await timeEach(40, async () => {
-      const res = await generate(
-        app.url,
-        { prompt: prompts[i % 4], style: styles[i++ % 4], ratio: "1:1" },
-        { headers: auth },
-      );
-      if (res.status !== 200 || res.json.width !== 1024) throw new Error(`generate failed: ${res.status} ${res.text}`);
-    });
-    rows.push([
-      "POST /api/generate (preview, 1024×1024)",
-      `${fmt(1000 / median(gen))} img/s`,
-      `p50 ${fmt(median(gen))} ms · p99 ${fmt(percentile(gen, 99))} ms`,
-      `target p50 ≤ 150 ms`,
-    ]);
-
-    // 3. Enhance 512² → 1024², against a bare sharp lanczos3 resize of the same image in this process.
-    const photo = await pngOf(512, 512);
-    const direct = await timeEach(10, async () => {
-      await sharp(photo).resize(1024, 1024, { kernel: "lanczos3" }).png({ compressionLevel: 6 }).toBuffer();
-    });
-    const enh = await timeEach(10, async () => {
-      const res = await enhance(
-        app.url,
-        { image: { data: photo, type: "image/png" }, strength: "0.5" },
-        { headers: auth },
-      );
-      if (res.status !== 200 || res.json.enhanced_size !== "1024x1024")
-        throw new Error(`enhance failed: ${res.status} ${res.text}`);
-    });
-    rows.push([
-      "sharp lanczos3 512²→1024² + PNG (in-process floor)",
-      `${fmt(1000 / median(direct))} img/s`,
-      `p50 ${fmt(median(direct))} ms`,
-      "1.00×",
-    ]);
-    rows.push([
-      "POST /api/enhance 512²→1024² (neural fast, strength 0.5)",
-      `${fmt(1000 / median(enh))} img/s`,
-      `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`,
-      `${fmt(median(enh) / median(direct), 2)}× the floor's time`,
-    ]);
-
+    rows.push(...(await rowsOf("GET /api/status against the bare route", () => benchStatus(app, auth))));
+    rows.push(...(await rowsOf("POST /api/generate (preview)", () => benchGenerate(app, auth))));
+    rows.push(...(await rowsOf("POST /api/enhance against sharp", () => benchEnhance(app, auth))));
     // Quota before cost: an exhausted caller's 9 MB upload.
-    rows.push(...(await benchQuotaBeforeCost(app)));
-
+    rows.push(...(await rowsOf("quota before cost", () => benchQuotaBeforeCost(app))));
     // Async jobs: the 202 against a sync call, and state change → event stream.
-    rows.push(...(await benchJobs(app, auth)));
-
+    rows.push(...(await rowsOf("async jobs", () => benchJobs(app, auth))));
     // 4. The neural engine: speed against the tfjs-wasm reference, quality (PSNR), then memory on a fresh server.
     if (!apiOnly) {
-      neuralTables.push(await benchSpeed(authFor, rounds));
-      neuralTables.push(await benchProfile(rounds));
-      neuralTables.push(await benchTileSizes(rounds));
-      neuralTables.push(await benchPsnr(app, auth));
+      neuralTables.push(await tableOf("neural speed", () => benchSpeed(authFor, rounds)));
+      neuralTables.push(await tableOf("neural request profile", () => benchProfile(rounds)));
+      neuralTables.push(await tableOf("neural tile sizes", () => benchTileSizes(rounds)));
+      neuralTables.push(await tableOf("neural quality (PSNR)", () => benchPsnr(app, auth)));
     }
   } finally {
     await app.stop();
   }
+}
+
+// 1. /api/status vs the bare static route, interleaved rounds so drift hits both alike. autocannon shares the
+// two cores with the server, so the server's own CPU time per request is printed too: it is the steadier figure.
+async function benchStatus(app: App, auth: Record<string, string>): Promise<string[][]> {
+  const serverPid = findServerPid(app.port);
+  const bare: Cannon[] = [];
+  const status: Cannon[] = [];
+  const cpu = { bare: [] as number[], status: [] as number[] };
+  await runCannon(`${app.url}/api/health`, {}, 2); // warm-up
+  await runCannon(`${app.url}/api/status`, auth, 2);
+  for (let round = 0; round < 5; round++) {
+    for (const [list, cpuList, url, headers] of [
+      [bare, cpu.bare, `${app.url}/api/health`, {}],
+      [status, cpu.status, `${app.url}/api/status`, auth],
+    ] as const) {
+      const before = cpuMsOf(serverPid);
+      const result = await runCannon(url, headers, 4);
+      list.push(result);
+      cpuList.push((cpuMsOf(serverPid) - before) / result.requests.total);
+    }
+  }
+  for (const r of status)
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`status bench saw ${r.non2xx} non-2xx, ${r.errors} errors`);
+  const bareRps = median(bare.map((r) => r.requests.average));
+  const statusRps = median(status.map((r) => r.requests.average));
+  const roundRatio = median(status.map((r, i) => r.requests.average / bare[i].requests.average));
+  const cpuRatio = median(cpu.bare) / median(cpu.status);
+  return [
+    [
+      "GET /api/health (bare static route, floor)",
+      `${fmt(bareRps, 0)} req/s`,
+      `p50 ${median(bare.map((r) => r.latency.p50))} ms · p99 ${median(bare.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.bare) * 1000, 0)} µs/req`,
+      "1.00×",
+    ],
+    [
+      "GET /api/status (Pro key, SQLite)",
+      `${fmt(statusRps, 0)} req/s`,
+      `p50 ${median(status.map((r) => r.latency.p50))} ms · p99 ${median(status.map((r) => r.latency.p99))} ms · server CPU ${fmt(median(cpu.status) * 1000, 0)} µs/req`,
+      `${fmt(roundRatio, 2)}× throughput, ${fmt(cpuRatio, 2)}× by server CPU (target ≥ 0.80×)`,
+    ],
+  ];
+}
+
+// 2. Generate on the preview engine at 1024×1024, against rendering alone in this process.
+async function benchGenerate(app: App, auth: Record<string, string>): Promise<string[][]> {
+  for (let i = 0; i < 3; i++) await generate(app.url, { prompt: `warm up ${i}` }, { headers: auth });
+  const prompts = [
+    "a lighthouse on a cliff at sunset",
+    "snowy mountain village at night",
+    "neon city street in the rain",
+    "forest river in the morning",
+  ];
+  const styles = ["Photorealistic", "Cinematic", "Anime", "Illustration"];
+  let i = 0;
+  const gen = await timeEach(40, async () => {
+    const res = await generate(
+      app.url,
+      { prompt: prompts[i % 4], style: styles[i++ % 4], ratio: "1:1" },
+      { headers: auth },
+    );
+    if (res.status !== 200 || res.json.width !== 1024) throw new Error(`generate failed: ${res.status} ${res.text}`);
+  });
+  return [
+    [
+      "POST /api/generate (preview, 1024×1024)",
+      `${fmt(1000 / median(gen))} img/s`,
+      `p50 ${fmt(median(gen))} ms · p99 ${fmt(percentile(gen, 99))} ms`,
+      `target p50 ≤ 150 ms`,
+    ],
+  ];
+}
+
+// 3. Enhance 512² → 1024², against a bare sharp lanczos3 resize of the same image in this process.
+async function benchEnhance(app: App, auth: Record<string, string>): Promise<string[][]> {
+  const photo = await pngOf(512, 512);
+  const direct = await timeEach(10, async () => {
+    await sharp(photo).resize(1024, 1024, { kernel: "lanczos3" }).png({ compressionLevel: 6 }).toBuffer();
+  });
+  const enh = await timeEach(10, async () => {
+    const res = await enhance(
+      app.url,
+      { image: { data: photo, type: "image/png" }, strength: "0.5" },
+      { headers: auth },
+    );
+    if (res.status !== 200 || res.json.enhanced_size !== "1024x1024")
+      throw new Error(`enhance failed: ${res.status} ${res.text}`);
+  });
+  return [
+    [
+      "sharp lanczos3 512²→1024² + PNG (in-process floor)",
+      `${fmt(1000 / median(direct))} img/s`,
+      `p50 ${fmt(median(direct))} ms`,
+      "1.00×",
+    ],
+    [
+      "POST /api/enhance 512²→1024² (neural fast, strength 0.5)",
+      `${fmt(1000 / median(enh))} img/s`,
+      `p50 ${fmt(median(enh))} ms · p99 ${fmt(percentile(enh, 99))} ms`,
+      `${fmt(median(enh) / median(direct), 2)}× the floor's time`,
+    ],
+  ];
+}
+
+async function main() {
+  const neuralTables: Table[] = [];
+  const rows: string[][] = [];
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  await section(
+    "the shared server",
+    () => sharedServerSections(rows, neuralTables, rounds),
+    (note) => {
+      rows.push(["the shared server", "—", note, "—"]);
+    },
+  );
   // 5. Large outputs and the event loop, in this process once the server is gone; then memory on fresh servers.
   if (!apiOnly) {
-    neuralTables.push(await benchLargeOutputs(Math.min(rounds, 2)));
-    neuralTables.push(await benchMemory(authFor));
-    neuralTables.push(await benchConcurrentUploads(authFor));
+    neuralTables.push(await tableOf("large outputs", () => benchLargeOutputs(Math.min(rounds, 2))));
+    neuralTables.push(await tableOf("neural memory", () => benchMemory(authFor)));
+    neuralTables.push(await tableOf("concurrent large uploads", () => benchConcurrentUploads(authFor)));
   }
-  neuralTables.push(await benchLocalEngines());
+  neuralTables.push(await tableOf("local engines", () => benchLocalEngines()));
   // 6. The usage history's cost on the hot path, on two fresh servers (recording on and off).
-  rows.push(...(await benchUsageRecording(rounds)));
+  rows.push(...(await rowsOf("usage recording", () => benchUsageRecording(rounds))));
   // 6a. A legit enhance during a slow-upload attack against none, on a fresh server.
-  rows.push(...(await benchUploadAttack(rounds + 1)));
+  rows.push(...(await rowsOf("slow-upload attack", () => benchUploadAttack(rounds + 1))));
   // 6b. Metrics scraped and traces exported against neither, on two fresh servers.
-  rows.push(...(await benchOps(rounds)));
+  rows.push(...(await rowsOf("metrics and tracing", () => benchOps(rounds))));
   // 7. The image library: the retention sweep and the record written with each image.
-  neuralTables.push(await benchImages());
+  neuralTables.push(await tableOf("image library", () => benchImages()));
   // 8. Event streams: store reads against the number of viewers.
-  neuralTables.push(await benchEvents());
+  neuralTables.push(await tableOf("event streams", () => benchEvents()));
   // 9. Image input (image-to-image, inpainting) against text only, and n = 4 against n = 1, on one fake engine.
-  neuralTables.push(await benchImageInput());
+  neuralTables.push(await tableOf("image input", () => benchImageInput()));
   // 10. The current tree against 1.1 before the store re-cut, on SQLite and on Upstash.
-  neuralTables.push(await benchAgainstBaseline(rounds));
+  neuralTables.push(await tableOf("against 1.1", () => benchAgainstBaseline(rounds)));
   // 11. Webhook fairness: another key's webhook, idle and while one key's 48 hang on a receiver that never answers.
-  neuralTables.push(await benchWebhooks());
+  neuralTables.push(await tableOf("webhook fairness", () => benchWebhooks()));
   // 12. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
-  neuralTables.push(await benchOpenAI());
+  neuralTables.push(await tableOf("OpenAI-compatible /v1", () => benchOpenAI()));
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -321,9 +372,11 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--upload-attack-only", mainUploadAttackOnly],
   ["--webhooks-only", mainWebhooksOnly],
   ["--openai-only", mainOpenAIOnly],
+  ["--storage-only", mainStorageOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
-run().catch((err) => {
-  console.error(err);
-  process.exit(1);
+section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {
+  if (failures.length === 0) return;
+  console.error(`\n${failures.length} section(s) failed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
+  process.exitCode = 1;
 });

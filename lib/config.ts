@@ -9,6 +9,7 @@ import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/provid
 import type { CapabilityEnv } from "@/lib/engines/capabilities";
 import { type LocalEnv, pickWorkflowVars, readLocalSettings } from "@/lib/engines/local/settings";
 import { type ProviderRouteEnv, resolveChains } from "@/lib/engines/routes";
+import type { S3StorageOptions } from "@/lib/storage/s3";
 import { normalizeHost } from "@/lib/webhooks/url";
 
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000_000).default(fallback);
@@ -83,6 +84,31 @@ const envSchema = z
       z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
     ),
     BLOB_READ_WRITE_TOKEN: optionalText,
+    // Any S3-compatible bucket (docs/storage.md), through the AWS SDK's standard variables.
+    S3_BUCKET: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/, "S3_BUCKET must be a bucket name (letters, digits, . _ -)")
+        .optional(),
+    ),
+    S3_PREFIX: optionalText.pipe(
+      z
+        .string()
+        .max(512)
+        .refine((v) => !v.startsWith("/") && !v.includes(".."), "S3_PREFIX must not start with / or hold ..")
+        .optional(),
+    ),
+    S3_FORCE_PATH_STYLE: optionalText.pipe(z.enum(["true", "false", "1", "0"]).optional()),
+    AWS_REGION: optionalText,
+    AWS_ENDPOINT_URL_S3: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    AWS_ENDPOINT_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    AWS_ACCESS_KEY_ID: optionalText,
+    AWS_SECRET_ACCESS_KEY: optionalText,
+    AWS_SESSION_TOKEN: optionalText,
+    // The SDK's own names; WHEN_SUPPORTED sends checksum headers that several non-AWS services reject.
+    AWS_REQUEST_CHECKSUM_CALCULATION: optionalText.pipe(
+      z.enum(["WHEN_REQUIRED", "WHEN_SUPPORTED", "when_required", "when_supported"]).optional(),
+    ),
     VERCEL: optionalText,
     VERCEL_URL: optionalText,
 
@@ -155,6 +181,22 @@ const envSchema = z
         message: "set REDIS_URL or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, not both",
       });
     }
+    // One image storage: two would leave each image in only one of them.
+    if (env.S3_BUCKET && env.BLOB_READ_WRITE_TOKEN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["S3_BUCKET"],
+        message: "set S3_BUCKET or BLOB_READ_WRITE_TOKEN, not both",
+      });
+    }
+    // Half a key pair would sign with the wrong secret, or silently with other credentials from the SDK's chain.
+    if (env.S3_BUCKET && Boolean(env.AWS_ACCESS_KEY_ID) !== Boolean(env.AWS_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.AWS_ACCESS_KEY_ID ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"],
+        message: "set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (to use the SDK's other sources)",
+      });
+    }
     // Half a mail setup would silently fall back to showing invitations in the console.
     if (Boolean(env.SMTP_URL) !== Boolean(env.MAIL_FROM)) {
       ctx.addIssue({
@@ -191,6 +233,31 @@ const envSchema = z
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
+
+/** S3 storage when S3_BUCKET is set; credentials left unset use the SDK's chain (profiles, instance roles). */
+function readS3Settings(env: z.infer<typeof envSchema>): S3StorageOptions | undefined {
+  if (!env.S3_BUCKET) return undefined;
+  const prefix = env.S3_PREFIX ?? "";
+  const checksums = env.AWS_REQUEST_CHECKSUM_CALCULATION?.toUpperCase() as S3StorageOptions["checksums"];
+  return {
+    bucket: env.S3_BUCKET,
+    region: env.AWS_REGION ?? "us-east-1",
+    endpoint: env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE === "true" || env.S3_FORCE_PATH_STYLE === "1",
+    // A prefix names a folder: `darkroom` and `darkroom/` both keep images under darkroom/.
+    prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
+    ...(env.AWS_ACCESS_KEY_ID &&
+      env.AWS_SECRET_ACCESS_KEY && {
+        credentials: {
+          accessKeyId: env.AWS_ACCESS_KEY_ID,
+          secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+          ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }),
+        },
+      }),
+    checksums: checksums ?? "WHEN_REQUIRED",
+    publicBase: env.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
+  };
+}
 
 function isFile(file: string): boolean {
   try {
@@ -363,6 +430,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
         ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
     blobToken: env.BLOB_READ_WRITE_TOKEN,
+    s3: readS3Settings(env),
     // Vercel sets both at run time; VERCEL alone can be copied into any environment by mistake.
     onVercel: env.VERCEL === "1" && Boolean(env.VERCEL_URL),
     jobs: { leaseMs: env.JOB_LEASE_MS },

@@ -78,8 +78,11 @@ export class StoreUnavailable extends DomainError {
 /** Image storage has no room (ENOSPC, quota) or cannot be reached; nothing partial was kept. */
 export class StorageUnavailable extends DomainError {
   static override readonly kind = "StorageUnavailable";
-  constructor(message = "image storage is unavailable", options?: { cause?: unknown }) {
+  /** True when the service answered but refuses the configuration (credentials, bucket): the message says what. */
+  readonly refused: boolean;
+  constructor(message = "image storage is unavailable", options?: { cause?: unknown; refused?: boolean }) {
     super(message, options);
+    this.refused = options?.refused ?? false;
   }
 }
 

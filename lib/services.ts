@@ -24,7 +24,9 @@ import type { HeldUnit } from "@/lib/quota/types";
 import { toApiError } from "@/lib/schemas/api-error";
 import { processSingleton } from "@/lib/singleton";
 import { createDiskChecker, type DiskChecker } from "@/lib/status/disk";
+import { createStorageHealth, type StorageHealth } from "@/lib/storage/health";
 import { createLocalStorage } from "@/lib/storage/local";
+import { createS3Storage } from "@/lib/storage/s3";
 import type { ImageStorage } from "@/lib/storage/types";
 import { createVercelBlobStorage } from "@/lib/storage/vercel-blob";
 import type { Backend } from "@/lib/store/backend";
@@ -63,6 +65,8 @@ export type Services = Repositories & {
   sweepStats: SweepStats;
   /** Free space on DATA_DIR, cached briefly, for /api/status. */
   checkDisk: DiskChecker;
+  /** Whether the image storage answers, cached briefly, for /api/status. */
+  checkStorage: StorageHealth;
   proxies: ProxyList;
   pepper: string;
   buckets: Buckets;
@@ -89,8 +93,9 @@ export function openBackend(config: Config): Backend {
   return openSqliteBackend(config.dataDir, { usageHistoryDays });
 }
 
-/** Vercel Blob when a token is set, else files under DATA_DIR served at /cdn. */
+/** An S3-compatible bucket when S3_BUCKET is set, Vercel Blob when a token is set, else files under DATA_DIR. */
 export function openStorage(config: Config): ImageStorage {
+  if (config.s3) return createS3Storage(config.s3);
   if (config.blobToken) return createVercelBlobStorage({ token: config.blobToken });
   return createLocalStorage(config.dataDir, config.publicCdnUrl);
 }
@@ -114,13 +119,15 @@ export function createServices(
       await repositories.jobs.transition(jobId, ALL_STATUSES, { webhook });
     },
   });
+  const storage = overrides.storage ?? openStorage(config);
   return {
     ...repositories,
     config,
     backend,
     statusGuard:
       backend.kind === "sqlite" ? createMemoryWindow() : createUpstashGuard((backend as RedisBackend).client),
-    storage: overrides.storage ?? openStorage(config),
+    storage,
+    checkStorage: createStorageHealth(storage),
     engines: overrides.engines ?? createEngines(config.generation),
     enhancer: overrides.enhancer ?? createEnhancer(config),
     mailer: config.mail ? createMailer(config.mail) : null,

@@ -1,11 +1,14 @@
 // What GET and HEAD /cdn/<file> answer, in Web types: used by server.ts, which serves these paths itself (Next drops
 // Content-Length from route handler responses), and by the route handler behind it.
+import crypto from "node:crypto";
 import { formatOfExtension, OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
-import { isLocalImageId } from "@/lib/storage/local";
-import type { ImageStorage } from "@/lib/storage/types";
+import { StorageUnavailable } from "@/lib/errors";
+import { toApiError } from "@/lib/schemas/api-error";
+import { isImageId } from "@/lib/storage/names";
+import type { ImageStorage, OpenedImage } from "@/lib/storage/types";
 
 export type ImageReply = {
-  status: 200 | 304 | 404;
+  status: 200 | 304 | 404 | 503;
   headers: Record<string, string>;
   /** The image, a JSON error, or nothing (HEAD and 304). Whoever does not send a stream must cancel it. */
   body: ReadableStream<Uint8Array> | string | null;
@@ -27,7 +30,22 @@ export async function replyWithImage(
   // PNG ids predate formats and carry no extension; the others carry theirs.
   const id = match && format ? (format === "png" ? match[1] : file) : undefined;
   // Opened before any header is decided, so a 200 or 304 is only ever sent for an image that exists.
-  const image = id && isLocalImageId(id) ? await storage.open(id) : null;
+  let image: OpenedImage | null;
+  try {
+    image = id && isImageId(id) ? await storage.open(id) : null;
+  } catch (err) {
+    if (!(err instanceof StorageUnavailable)) throw err;
+    // The bucket does not answer: busy, like every other request that needs it, and never cached as a 404.
+    const busy = toApiError(err, `req_${crypto.randomUUID().replaceAll("-", "")}`);
+    const headers = {
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Retry-After": String(busy.retryAfter ?? 5),
+    };
+    if (req.method === "HEAD") return { status: 503, headers, body: null };
+    const body = JSON.stringify({ success: false, error: { code: busy.code, message: busy.message } });
+    return { status: 503, headers: { ...headers, "Content-Type": "application/json" }, body };
+  }
   if (!id || !image) {
     const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
     if (req.method === "HEAD") return { status: 404, headers, body: null };

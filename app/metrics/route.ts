@@ -1,7 +1,7 @@
 // GET /metrics – Prometheus text format, for a scraper holding METRICS_TOKEN as a Bearer: 404 while the token is
 // unset (as if there were no such path), 401 on a missing or wrong one.
 import { tokenMatches } from "@/lib/http/admin-auth";
-import { renderMetrics } from "@/lib/metrics";
+import { observeWrongToken, renderMetrics } from "@/lib/metrics";
 import { describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";
 
@@ -15,6 +15,7 @@ export async function GET(req: Request): Promise<Response> {
   if (!token) return text(404, "Not found.\n");
   const presented = /^Bearer +(\S+) *$/i.exec(req.headers.get("authorization") ?? "")?.[1];
   if (presented === undefined || !tokenMatches(presented, token)) {
+    if (presented !== undefined) observeWrongToken("metrics", "refused");
     return text(401, "Send METRICS_TOKEN as a Bearer token.\n", { "WWW-Authenticate": 'Bearer realm="metrics"' });
   }
   const live = { routes: describeRouteStates(svc.engines), pools: svc.engines.describeGpuPools() };

@@ -62,5 +62,25 @@ export function joinWithOr(items: readonly string[]): string {
   return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
 
+/**
+ * Every mode of the `model` field in 1.3, in the order pages and /api/status list them. `fast` and `quality` are the
+ * in-process networks above (always served); `faces` and `creative` are served only by the routes an operator
+ * configures (ENHANCE_FACES, ENHANCE_CREATIVE), so without them they are listed as unavailable and refused.
+ */
+export const ENHANCE_MODE_ROWS = [
+  { name: "fast", label: "Fast", generative: false, inProcess: "esrgan-slim" },
+  { name: "quality", label: "Quality", generative: false, inProcess: "esrgan-medium" },
+  { name: "faces", label: "Faces", generative: false, inProcess: null },
+  { name: "creative", label: "Creative", generative: true, inProcess: null },
+] as const satisfies readonly { name: string; label: string; generative: boolean; inProcess: EnhancePackage | null }[];
+
 /** Every mode an enhance route may serve (contract 1.3); the route interface (lib/enhance/routes/types.ts) names it. */
-export type EnhanceModeName = "fast" | "quality" | "faces" | "creative";
+export type EnhanceModeName = (typeof ENHANCE_MODE_ROWS)[number]["name"];
+export const ALL_ENHANCE_MODE_NAMES = ENHANCE_MODE_ROWS.map((m) => m.name) as [EnhanceModeName, ...EnhanceModeName[]];
+
+/** The 400 message for a mode this table knows but no route serves here: it names the modes available. */
+export function unconfiguredModeMessage(name: string): string | undefined {
+  const row = ENHANCE_MODE_ROWS.find((m) => m.name === name);
+  if (!row || row.inProcess !== null) return undefined;
+  return `The ${row.name} mode has no engine on this server (ENHANCE_${row.name.toUpperCase()} is not set); the modes available are ${joinWithOr(ENHANCE_MODE_NAMES)}.`;
+}

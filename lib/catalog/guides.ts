@@ -36,6 +36,11 @@ export const GUIDES: readonly Guide[] = [
   { slug: "enhancement", title: "Enhancement engine", covers: "the super-resolution models, operator models, runtime" },
   { slug: "image-library", title: "Image library", covers: "image records, retention, deletes on Vercel Blob" },
   { slug: "production-backends", title: "Production backends", covers: "Redis and Vercel Blob instead of DATA_DIR" },
+  {
+    slug: "storage",
+    title: "Image storage",
+    covers: "local files, Vercel Blob or any S3-compatible bucket (R2, MinIO, Swift…), /cdn, lifecycle rules",
+  },
   { slug: "self-hosting", title: "Self-hosted", covers: "one machine, or several instances behind a load balancer" },
   { slug: "docker", title: "Docker and compose", covers: "the image, compose.yaml with Redis, replicas, draining" },
   { slug: "vercel", title: "Vercel", covers: "deploying on Vercel" },

@@ -5,6 +5,7 @@
 // wrong tokens are refused as rate limited. Failed sign-ins and the start of a lockout go to the audit log.
 import { secretMatches } from "@/lib/auth/secret";
 import { describeError, log } from "@/lib/log";
+import { type OperatorCredential, observeWrongToken } from "@/lib/metrics";
 import type { SlidingWindowCounter } from "@/lib/quota/sliding";
 import type { Bucket, QuotaCounters, Take } from "@/lib/quota/types";
 import { type Actor, audit } from "./actor";
@@ -28,11 +29,13 @@ export type AttemptDeps = { attempts: SlidingWindowCounter; quota: QuotaCounters
 
 /**
  * Counts one attempt with `presented` against `secret` for `identity` (take first, compare, give back when right).
- * Works for any secret whose attempts are limited per address (the cron secret too); `onWrong` hears of each wrong
- * one with whether it was refused as rate limited and whether it was the one that reached the limit.
+ * Works for any secret whose attempts are limited per address (the cron secret too); each wrong one is counted in
+ * /metrics under `credential`, and `onWrong` hears of it with whether it was refused as rate limited and whether it
+ * was the one that reached the limit.
  */
 export async function attemptSecret(
   deps: Pick<AttemptDeps, "attempts">,
+  credential: OperatorCredential,
   bucket: Bucket,
   identity: string,
   presented: string | undefined,
@@ -57,6 +60,7 @@ export async function attemptSecret(
     return { ok: true };
   }
   if (!take) throw failure;
+  observeWrongToken(credential, take.ok ? "refused" : "rate_limited");
   await onWrong?.({ locked: !take.ok, reachedLimit: take.ok && take.remaining === 0 });
   return { ok: false, locked: !take.ok, retryAtMs: take.resetMs };
 }
@@ -69,26 +73,34 @@ export async function attemptAdminToken(
   presented: string | undefined,
   token: string,
 ): Promise<AttemptOutcome> {
-  return attemptSecret(deps, SIGN_IN_ATTEMPTS, identity, presented, token, async ({ locked, reachedLimit }) => {
-    const how = actor.via === "token" ? "a wrong Bearer token" : "a wrong token on the sign-in form";
-    if (locked) {
-      log.warn("admin sign-in refused: too many failures from this address", { client_ip: actor.ip, via: actor.via });
-      return;
-    }
-    const allowed = await deps.quota.take(FAILURE_AUDITS, "all");
-    if (!allowed.ok) {
-      log.warn("admin sign-in failed (audit log full for this hour)", { client_ip: actor.ip, via: actor.via });
-      return;
-    }
-    await audit(deps.audit, actor, "sign_in_failed", "console", how);
-    if (reachedLimit) {
-      await audit(
-        deps.audit,
-        actor,
-        "lockout",
-        "console",
-        `${SIGN_IN_ATTEMPTS.limit} failed sign-ins within an hour: further wrong tokens from ${identity} are refused`,
-      );
-    }
-  });
+  return attemptSecret(
+    deps,
+    "admin",
+    SIGN_IN_ATTEMPTS,
+    identity,
+    presented,
+    token,
+    async ({ locked, reachedLimit }) => {
+      const how = actor.via === "token" ? "a wrong Bearer token" : "a wrong token on the sign-in form";
+      if (locked) {
+        log.warn("admin sign-in refused: too many failures from this address", { client_ip: actor.ip, via: actor.via });
+        return;
+      }
+      const allowed = await deps.quota.take(FAILURE_AUDITS, "all");
+      if (!allowed.ok) {
+        log.warn("admin sign-in failed (audit log full for this hour)", { client_ip: actor.ip, via: actor.via });
+        return;
+      }
+      await audit(deps.audit, actor, "sign_in_failed", "console", how);
+      if (reachedLimit) {
+        await audit(
+          deps.audit,
+          actor,
+          "lockout",
+          "console",
+          `${SIGN_IN_ATTEMPTS.limit} failed sign-ins within an hour: further wrong tokens from ${identity} are refused`,
+        );
+      }
+    },
+  );
 }

@@ -6,6 +6,7 @@ import Busboy from "busboy";
 import type { Caller } from "@/lib/auth/types";
 import type { RouteContext } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
+import { GENERATE_FIELD_MAX_BYTES } from "@/lib/schemas/generate";
 import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 
 export type Upload = {
@@ -33,7 +34,8 @@ export type PendingUpload = {
   read(gate: UploadGate, caller: Pick<Caller, "identity" | "plan">): Promise<Upload>;
 };
 
-const MAX_FIELD_BYTES = 1024;
+// The longest text field a valid upload form may carry, in UTF-8 bytes: limits count characters, busboy bytes.
+const MAX_FIELD_BYTES = GENERATE_FIELD_MAX_BYTES;
 // OpenAI's edits take prompts of up to 4,000 characters: 16 KB of UTF-8 at most.
 const MAX_OPENAI_FIELD_BYTES = 16 * 1024;
 

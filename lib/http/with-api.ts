@@ -161,7 +161,8 @@ export function withApi(
         },
       });
       if (result instanceof StreamedAnswer) {
-        const settling = settleStream(result, { requestId, quota, idempotency, recordUsage });
+        // The drain waits for the stream's refund or record too, so the store does not close before they are written.
+        const settling = svc.drain.track(settleStream(result, { requestId, quota, idempotency, recordUsage }));
         keepAlive(settling);
         return withHeaders(result.response, requestId, await quota.usageForHeaders(), dialect);
       }

@@ -3,6 +3,8 @@
 // deleted by one sweeper, and only due records are ever claimed, so nothing goes early. Each run is bounded.
 import { describeError, log } from "@/lib/log";
 import { observeSweep } from "@/lib/metrics";
+import { TEMP_MAX_AGE_MS } from "@/lib/storage/names";
+import type { ImageStorage } from "@/lib/storage/types";
 import { dueAt, type LibraryDeps, newLease, removeClaimed } from "./library";
 
 export type SweepOptions = {
@@ -108,9 +110,23 @@ export async function sweepImages(
     stats.lastRemoved = removed;
     stats.lastRunAt = new Date().toISOString();
   }
+  await sweepTempArea(deps.storage, now());
   const ms = Math.round(performance.now() - started);
   if (removed > 0 || failed > 0 || more) {
     log.info("image sweep", { removed, failed, more, ms, retention_days: deps.retentionDays });
   }
   return { removed, failed, more, ms };
+}
+
+/**
+ * Empties the storage's temporary area of what is older than TEMP_MAX_AGE_MS. Uploads left there are only ever
+ * read within minutes, so a failure here is logged and left for the next run; it never fails the image sweep.
+ */
+async function sweepTempArea(storage: ImageStorage, now: number): Promise<void> {
+  try {
+    const removed = await storage.temp.sweep(now - TEMP_MAX_AGE_MS);
+    if (removed > 0) log.info("removed old temporary objects", { count: removed });
+  } catch (err) {
+    log.warn("could not sweep the temporary area", describeError(err));
+  }
 }

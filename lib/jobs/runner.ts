@@ -171,7 +171,14 @@ export class JobRunner {
         giveBack: async (count, of) => {
           const units = record.internal.units;
           const share = (units.length / of) * count;
-          if (share > 0) await this.opts.refund(units.slice(units.length - share));
+          if (share <= 0) return;
+          // The record keeps only what is still held before anything goes back, so a later failure or the sweep
+          // refunds the rest and never these units again. Null: cancelled or swept meanwhile, which settled them all.
+          const kept = units.slice(0, units.length - share);
+          const written = await write(ACTIVE_STATUSES, { internal: { units: kept } });
+          if (!written) return;
+          record.internal.units = kept;
+          await this.opts.refund(units.slice(units.length - share));
         },
         onQueued: (position) => {
           void write(["queued"], { progress: { fraction: null, queue_position: position, stage: "waiting" } });

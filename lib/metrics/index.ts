@@ -99,6 +99,12 @@ function createMetrics() {
       labelNames: ["pool", "server"] as const,
       registers,
     }),
+    wrongTokens: new Counter({
+      name: "darkroom_wrong_token_attempts_total",
+      help: "Wrong operator tokens presented, by credential (admin, cron, metrics) and answer (refused 401, rate_limited 429).",
+      labelNames: ["credential", "answer"] as const,
+      registers,
+    }),
     webhooks: new Counter({
       name: "darkroom_webhook_deliveries_total",
       help: "Webhook delivery attempts, by outcome (delivered, retry, gave_up, refused, breaker_open).",
@@ -214,6 +220,12 @@ export type AttemptOutcome = "ok" | "moderated" | "failed" | "cancelled";
 
 export function observeRouteAttempt(route: string, outcome: AttemptOutcome): void {
   getMetrics().routeAttempts.inc({ route, outcome });
+}
+
+export type OperatorCredential = "admin" | "cron" | "metrics";
+
+export function observeWrongToken(credential: OperatorCredential, answer: "refused" | "rate_limited"): void {
+  getMetrics().wrongTokens.inc({ credential, answer });
 }
 
 export function observeWebhook(outcome: "delivered" | "retry" | "gave_up" | "refused" | "breaker_open"): void {

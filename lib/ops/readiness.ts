@@ -1,6 +1,7 @@
 // Readiness for load balancers (GET /api/ready): ready only when the store and the image storage answer, the enhance
 // runtime has loaded, every model has a route that can take work, and no work queue would refuse new work.
 // Each check is bounded, so a hung dependency makes the answer "not ready", never a hung probe.
+import { describeStorageProblem } from "@/lib/storage/health";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { RouteState } from "./route-states";
 
@@ -19,10 +20,16 @@ export type Readiness = { ready: boolean; reasons: string[] };
 
 /** @default timeoutMs 2000 */
 export async function checkReadiness(probes: ReadinessProbes, timeoutMs = 2000): Promise<Readiness> {
-  const [store, storage] = await Promise.all([answers(probes.store, timeoutMs), answers(probes.storage, timeoutMs)]);
+  let storageProblem = describeStorageProblem(null);
+  const storageProbe = () =>
+    probes.storage().catch((err: unknown) => {
+      storageProblem = describeStorageProblem(err);
+      return false;
+    });
+  const [store, storage] = await Promise.all([answers(probes.store, timeoutMs), answers(storageProbe, timeoutMs)]);
   const reasons: string[] = [];
   if (!store) reasons.push("The store does not answer.");
-  if (!storage) reasons.push("The image storage does not answer.");
+  if (!storage) reasons.push(storageProblem);
   const enhance = probes.enhance();
   if (enhance) reasons.push(enhance);
   const byModel = new Map<string, RouteState[]>();
@@ -53,15 +60,8 @@ async function answers(probe: () => Promise<boolean>, timeoutMs: number): Promis
   }
 }
 
-/** Well-formed ids no image has: reading one is a real round trip to the storage that finds nothing. */
-const ABSENT_IDS: Record<ImageStorage["kind"], string> = {
-  local: "0".repeat(32),
-  "vercel-blob": `darkroom/${"0".repeat(32)}-ready.png`,
-};
-
-/** True when the storage answers a read (of an image that is not there). */
+/** True when the storage answers a real round trip (S3: HeadBucket); throws what is wrong otherwise. */
 export async function storageAnswers(storage: ImageStorage): Promise<boolean> {
-  const found = await storage.open(ABSENT_IDS[storage.kind]);
-  await found?.stream.cancel();
+  await storage.check();
   return true;
 }

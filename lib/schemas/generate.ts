@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_MODEL, DEFAULT_RATIO, MODEL_CATALOG, MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { DEFAULT_STYLE, STYLE_NAMES } from "@/lib/catalog/styles";
 import type { ErrorCode } from "@/lib/schemas/error-codes";
+import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhooks/url";
 import { countCodePoints, PROMPT_MAX_CODE_POINTS, promptSchema } from "./fields";
 import { deleteTokenSchema, expiresAtSchema, outputFormatSchema, outputQualitySchema } from "./image-fields";
 
@@ -54,7 +55,7 @@ export const generateRequestSchema = z
     image_id: z.string().min(1).max(200).optional().meta({
       description: "Instead of uploading: an image in your own library (its id) to start from.",
     }),
-    webhook_url: z.string().max(2048).optional().meta({
+    webhook_url: z.string().max(MAX_WEBHOOK_URL_LENGTH).optional().meta({
       description: "Pro only: an https URL on a public address to POST the finished job to. Implies async.",
     }),
   })
@@ -92,6 +93,12 @@ export const GENERATE_FIELD_CODES: [keyof GenerateRequest, ErrorCode][] = [
   ["image_id", "not_found"],
   ["webhook_url", "invalid_webhook_url"],
 ];
+
+/**
+ * The most UTF-8 bytes a valid text field of the form can take: the schema's limits count code points (the prompts)
+ * or UTF-16 units (the webhook URL), and a code point takes up to 4 bytes, a UTF-16 unit up to 3.
+ */
+export const GENERATE_FIELD_MAX_BYTES = Math.max(PROMPT_MAX_CODE_POINTS * 4, MAX_WEBHOOK_URL_LENGTH * 3);
 
 /** The 1.2 fields: a request that uses none of them gets exactly the 1.1 answer. */
 export const FIELDS_ADDED_IN_1_2 = ["n", "output_format", "output_quality", "strength", "image_id"] as const;

@@ -1,6 +1,6 @@
 // GET /api/status: the status record.
 import { z } from "zod";
-import { ENHANCE_MODE_NAMES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { ALL_ENHANCE_MODE_NAMES, ENHANCE_MODE_NAMES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
 import { MODEL_NAMES, RATIOS } from "@/lib/catalog/models";
 import { INPUT_KINDS } from "@/lib/catalog/route-inputs";
 
@@ -75,6 +75,21 @@ export const statusResponseSchema = z
     upload: z.object({ max_bytes: z.int().positive(), max_pixels: z.int().positive() }).meta({
       description: "Upload limits of /api/enhance on this deployment; pages resize larger photos before sending.",
     }),
+    enhance_modes: z
+      .array(
+        z.object({
+          name: z.enum(ALL_ENHANCE_MODE_NAMES),
+          label: z.string(),
+          available: z
+            .boolean()
+            .meta({ description: "False when no route serves the mode here; asking for it is 400." }),
+          engines: z.array(z.string()).meta({ description: "The mode's routes in the order they are tried." }),
+          ai: z.boolean(),
+          generative: z.boolean().meta({ description: "True when the mode invents detail the photo does not hold." }),
+          licence_notes: z.string().optional(),
+        }),
+      )
+      .meta({ description: "Every value of /api/enhance's model field, and whether this server serves it." }),
     enhance_engine: z
       .object({
         engine: z.enum(["onnx", "sharp"]),

@@ -1,6 +1,7 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
 
 import type { Plan } from "@/lib/auth/types";
+import { ENHANCE_MODE_ROWS } from "@/lib/catalog/enhance-modes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
@@ -31,6 +32,8 @@ export type StatusInput = {
   storeHealthy: boolean;
   /** Free space on DATA_DIR, when checked. */
   disk?: DiskCheck | null;
+  /** Why the image storage fails its check (from createStorageHealth), or null when it answers. */
+  storageProblem?: string | null;
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
   enhancer: Pick<Enhancer, "describe">;
@@ -39,6 +42,7 @@ export type StatusInput = {
 export function buildStatus(input: StatusInput): StatusResponse {
   const { plan, usage, enhanceUsage, storeHealthy, disk, config } = input;
   const engines = input.engines.describe();
+  const enhanceEngine = input.enhancer.describe();
   const reasons: string[] = [];
   if (!storeHealthy) reasons.push("The quota store cannot be reached.");
   // A provider whose last calls all failed degrades the service as much as a store outage does.
@@ -47,6 +51,7 @@ export function buildStatus(input: StatusInput): StatusResponse {
   const pools = input.engines.describeGpuPools();
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
+  if (input.storageProblem) reasons.push(input.storageProblem);
   if (disk?.low) {
     reasons.push(
       `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,
@@ -74,6 +79,25 @@ export function buildStatus(input: StatusInput): StatusResponse {
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_engine: input.enhancer.describe(),
+    enhance_modes: describeEnhanceModeRows(enhanceEngine),
+    enhance_engine: enhanceEngine,
   };
+}
+
+/**
+ * One entry per mode of the table: the in-process modes name the network the engine runs (an operator file when
+ * ENHANCE_MODEL_PATH replaces it); the others have no route here, so they are listed and marked unavailable.
+ */
+function describeEnhanceModeRows(engine: StatusResponse["enhance_engine"]): StatusResponse["enhance_modes"] {
+  return ENHANCE_MODE_ROWS.map((row) => {
+    const network = row.inProcess === null ? undefined : engine.models[row.name];
+    return {
+      name: row.name,
+      label: row.label,
+      available: network !== undefined,
+      engines: network === undefined ? [] : [`onnx:${network}`],
+      ai: network !== undefined && engine.ai,
+      generative: row.generative,
+    };
+  });
 }

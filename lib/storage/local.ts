@@ -3,20 +3,11 @@ import crypto from "node:crypto";
 import nodeFs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { OUTPUT_FORMAT_NAMES } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 import { streamFile } from "./file-stream";
-import { extensionsPattern, newImageFile } from "./names";
-import type { ImageStorage } from "./types";
-
-/**
- * 128 random bits as 32 hex characters, with the file's extension for formats other than PNG (whose ids predate
- * formats); the only shapes /cdn accepts, so no path can escape the folder.
- */
-const ID_PATTERN = new RegExp(
-  `^[a-f0-9]{32}(?:\\.${extensionsPattern(OUTPUT_FORMAT_NAMES.filter((f) => f !== "png"))})?$`,
-);
+import { fileOfImageId, imageIdOf, isImageId, isTempKey, newImageFile } from "./names";
+import type { ImageStorage, OpenedImage, TempArea } from "./types";
 
 /** The file system calls local storage makes; tests pass a double that injects failures. */
 export type StorageFs = Pick<typeof nodeFs, "mkdir" | "open" | "readdir" | "rename" | "rm" | "stat">;
@@ -36,10 +27,6 @@ const HOST = os.hostname().replace(/[^A-Za-z0-9-]/g, "_") || "host";
 /** <id>.<host>.<pid>.<instance>.tmp */
 const TEMP_PATTERN = /^[a-f0-9]{32}\.([A-Za-z0-9_-]+)\.(\d+)\.([a-f0-9]{8})\.tmp$/;
 
-export function isLocalImageId(id: string): boolean {
-  return ID_PATTERN.test(id);
-}
-
 export function createLocalStorage(
   dataDir: string,
   publicBase: string | undefined,
@@ -47,7 +34,7 @@ export function createLocalStorage(
 ): ImageStorage {
   const fs = opts.fs ?? nodeFs;
   const dir = path.join(dataDir, "images");
-  const fileOf = (id: string) => path.join(/*turbopackIgnore: true*/ dir, id.includes(".") ? id : `${id}.png`);
+  const fileOf = (id: string) => path.join(/*turbopackIgnore: true*/ dir, fileOfImageId(id));
   // At creation: the folder, and the removal of what a crashed writer left behind. A failure is reported by the
   // put that awaits it, and the next put tries again.
   let ready: Promise<void> | undefined;
@@ -72,31 +59,79 @@ export function createLocalStorage(
       }
       const { name, file } = newImageFile(format);
       await writeDurably(fs, dir, name, file, bytes);
-      // PNG ids predate formats and carry no extension; the others carry theirs.
-      return { id: format === "png" ? name : file, url: `${publicBase ?? `${origin}/cdn`}/${file}` };
+      return { id: imageIdOf(name, file, format), url: `${publicBase ?? `${origin}/cdn`}/${file}` };
     },
     async open(id) {
-      if (!isLocalImageId(id)) return null;
-      let handle: nodeFs.FileHandle;
-      try {
-        handle = await fs.open(fileOf(id), "r");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw err;
-      }
-      try {
-        const { size } = await handle.stat();
-        return { size, stream: streamFile(handle, size) };
-      } catch (err) {
-        await handle.close().catch(() => {});
-        throw err;
-      }
+      return isImageId(id) ? openFile(fs, fileOf(id)) : null;
     },
     async delete(id) {
-      if (!isLocalImageId(id)) return;
+      if (!isImageId(id)) return;
       await fs.rm(fileOf(id), { force: true });
     },
+    async check() {
+      await prepare();
+      await fs.stat(dir);
+    },
+    temp: createLocalTempArea(fs, path.join(dataDir, "temp-objects")),
   };
+}
+
+/** The temporary area: files named by their key in their own folder, swept by modification time. */
+function createLocalTempArea(fs: StorageFs, dir: string): TempArea {
+  const fileOf = (key: string) => path.join(/*turbopackIgnore: true*/ dir, key);
+  return {
+    async put(key, bytes) {
+      if (!isTempKey(key)) throw new TypeError("invalid temporary key");
+      try {
+        await fs.mkdir(dir, { recursive: true });
+      } catch (err) {
+        throw asStorageError(err);
+      }
+      await writeDurably(fs, dir, key, key, bytes);
+    },
+    async open(key) {
+      return isTempKey(key) ? openFile(fs, fileOf(key)) : null;
+    },
+    async delete(key) {
+      if (isTempKey(key)) await fs.rm(fileOf(key), { force: true });
+    },
+    async sweep(before) {
+      let names: string[];
+      try {
+        names = await fs.readdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return 0;
+        throw err;
+      }
+      let removed = 0;
+      for (const name of names) {
+        const file = path.join(dir, name);
+        const stat = await fs.stat(file).catch(() => null);
+        if (!stat || stat.mtimeMs >= before) continue;
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+      return removed;
+    },
+  };
+}
+
+/** Opens a file for streaming; null when it is not there. */
+async function openFile(fs: StorageFs, file: string): Promise<OpenedImage | null> {
+  let handle: nodeFs.FileHandle;
+  try {
+    handle = await fs.open(file, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    return { size, stream: streamFile(handle, size) };
+  } catch (err) {
+    await handle.close().catch(() => {});
+    throw err;
+  }
 }
 
 /**

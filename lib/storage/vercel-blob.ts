@@ -9,11 +9,13 @@ import {
   BlobUnknownError,
   del,
   head,
+  list,
   put,
 } from "@vercel/blob";
 import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
-import { extensionsPattern, newImageFile } from "./names";
+import { withDeadline } from "./deadline";
+import { extensionsPattern, isTempKey, newImageFile } from "./names";
 import type { ImageStorage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
@@ -38,16 +40,53 @@ const UNAVAILABLE = [
   BlobRequestAbortedError,
 ];
 
+/** Temporary objects live under this pathname prefix, with the caller's key as the name. */
+const TEMP_PREFIX = "darkroom-temp/";
+
 export function createVercelBlobStorage(opts: { token: string; deadlineMs?: number }): ImageStorage {
   const { token } = opts;
   const deadlineMs = opts.deadlineMs ?? BLOB_DEADLINE_MS;
+  const call = <T>(run: (abortSignal: AbortSignal) => Promise<T>) => withDeadline(deadlineMs, run, asStorageError);
+
+  /** Streams a blob by its exact pathname (never a caller-supplied URL); null when absent. */
+  const openPathname = async (pathname: string) => {
+    let url: string;
+    try {
+      // The blob host is assigned by the service, so ask it rather than guess.
+      url = (await call((abortSignal) => head(pathname, { token, abortSignal }))).url;
+    } catch (err) {
+      if (err instanceof BlobNotFoundError) return null;
+      throw err;
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(deadlineMs) });
+    } catch (err) {
+      throw new StorageUnavailable("image storage did not answer", { cause: err });
+    }
+    if (res.status === 404 || !res.body) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) {
+      await res.body.cancel();
+      throw new StorageUnavailable(`blob fetch failed: HTTP ${res.status}`);
+    }
+    const size = Number(res.headers.get("content-length"));
+    if (!Number.isSafeInteger(size) || size < 0) {
+      await res.body.cancel();
+      throw new StorageUnavailable("blob fetch gave no length");
+    }
+    return { size, stream: res.body };
+  };
+
   return {
     kind: "vercel-blob",
     async put(bytes, _origin, format = "png") {
       const { contentType } = OUTPUT_FORMATS[format];
       // 128 random bits make the name unguessable on their own; the random suffix is Blob's own guard on top.
       const pathname = `darkroom/${newImageFile(format).file}`;
-      const blob = await withDeadline(deadlineMs, (abortSignal) =>
+      const blob = await call((abortSignal) =>
         put(pathname, bytes, {
           access: "public",
           addRandomSuffix: true,
@@ -60,66 +99,58 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
       return { id: blob.pathname, url: blob.url };
     },
     async open(id) {
-      // Only our own pathnames: this never fetches a caller-supplied URL.
-      if (!BLOB_ID.test(id)) return null;
-      let url: string;
-      try {
-        // The blob host is assigned by the service, so ask it rather than guess.
-        url = (await withDeadline(deadlineMs, (abortSignal) => head(id, { token, abortSignal }))).url;
-      } catch (err) {
-        if (err instanceof BlobNotFoundError) return null;
-        throw err;
-      }
-      let res: Response;
-      try {
-        res = await fetch(url, { signal: AbortSignal.timeout(deadlineMs) });
-      } catch (err) {
-        throw new StorageUnavailable("image storage did not answer", { cause: err });
-      }
-      if (res.status === 404 || !res.body) {
-        await res.body?.cancel();
-        return null;
-      }
-      if (!res.ok) {
-        await res.body.cancel();
-        throw new StorageUnavailable(`blob fetch failed: HTTP ${res.status}`);
-      }
-      const size = Number(res.headers.get("content-length"));
-      if (!Number.isSafeInteger(size) || size < 0) {
-        await res.body.cancel();
-        throw new StorageUnavailable("blob fetch gave no length");
-      }
-      return { size, stream: res.body };
+      return BLOB_ID.test(id) ? openPathname(id) : null;
     },
     async delete(id) {
       if (!BLOB_ID.test(id)) return;
-      await withDeadline(deadlineMs, (abortSignal) => del(id, { token, abortSignal }));
+      await call((abortSignal) => del(id, { token, abortSignal }));
+    },
+    async check() {
+      // A head of a pathname no image has: a real round trip that a wrong token fails.
+      try {
+        await call((abortSignal) => head(`darkroom/${"0".repeat(32)}-ready.png`, { token, abortSignal }));
+      } catch (err) {
+        if (!(err instanceof BlobNotFoundError)) throw err;
+      }
+    },
+    temp: {
+      async put(key, bytes) {
+        if (!isTempKey(key)) throw new TypeError("invalid temporary key");
+        await call((abortSignal) =>
+          put(`${TEMP_PREFIX}${key}`, bytes, {
+            access: "public",
+            addRandomSuffix: false,
+            allowOverwrite: true,
+            contentType: "application/octet-stream",
+            token,
+            abortSignal,
+          }),
+        );
+      },
+      async open(key) {
+        return isTempKey(key) ? openPathname(`${TEMP_PREFIX}${key}`) : null;
+      },
+      async delete(key) {
+        if (!isTempKey(key)) return;
+        await call((abortSignal) => del(`${TEMP_PREFIX}${key}`, { token, abortSignal }));
+      },
+      async sweep(before) {
+        let removed = 0;
+        let cursor: string | undefined;
+        do {
+          const page = await call((abortSignal) => list({ prefix: TEMP_PREFIX, cursor, token, abortSignal }));
+          const old = page.blobs.filter((b) => b.uploadedAt.getTime() < before).map((b) => b.url);
+          if (old.length > 0) await call((abortSignal) => del(old, { token, abortSignal }));
+          removed += old.length;
+          cursor = page.hasMore ? page.cursor : undefined;
+        } while (cursor);
+        return removed;
+      },
     },
   };
 }
 
-/** Runs one Blob call with an abort signal, giving up at the deadline; outages become StorageUnavailable. */
-async function withDeadline<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const abort = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  // The client sleeps between retries without watching the signal, so the deadline is raced, not only signalled.
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      reject(new StorageUnavailable(`image storage did not answer within ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([run(abort.signal), deadline]);
-  } catch (err) {
-    throw asStorageError(err);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function asStorageError(err: unknown): unknown {
-  if (err instanceof StorageUnavailable) return err;
   if (UNAVAILABLE.some((type) => err instanceof type)) {
     return new StorageUnavailable(`image storage: ${(err as Error).message}`, { cause: err });
   }

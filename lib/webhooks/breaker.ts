@@ -1,6 +1,8 @@
-// A circuit breaker per destination host, in one worker: after DELIVERY_POLICY.breaker.failuresToOpen attempts in
-// a row without an answer (timeouts, failed connections) the host is left alone for openMs; then one attempt goes
-// through as a probe (half-open). An answer, any status, closes it; no answer opens it again.
+// A circuit breaker per key and destination host, in one worker (the contract's 1.3 amendment: one key's dead
+// receiver never holds back another key's deliveries to the same host): after DELIVERY_POLICY.breaker.failuresToOpen
+// attempts in a row without an answer (timeouts, failed connections) that key and host are left alone for openMs;
+// then one attempt goes through as a probe (half-open). An answer, any status, closes it; no answer opens it again;
+// a probe that was not sent after all (its URL refused) lets the next attempt probe instead.
 import { DELIVERY_POLICY } from "./policy";
 
 export type BreakerSettings = { failuresToOpen: number; openMs: number };
@@ -17,6 +19,8 @@ export type HostBreaker = {
   check(host: string, now: number): BreakerVerdict;
   /** The outcome of an attempt `check` allowed: whether any answer came. */
   record(host: string, answered: boolean, now: number): void;
+  /** An attempt `check` allowed was not made (refused before connecting): it tells nothing, and frees the probe. */
+  release(host: string): void;
   /** Whether `host` is open now (for tests and metrics). */
   isOpen(host: string, now: number): boolean;
 };
@@ -51,6 +55,10 @@ export function createHostBreaker(settings: BreakerSettings = DELIVERY_POLICY.br
       s.failures++;
       s.probing = false;
       if (s.failures >= settings.failuresToOpen) s.openUntil = now + settings.openMs;
+    },
+    release(host) {
+      const s = hosts.get(host);
+      if (s) s.probing = false;
     },
     isOpen(host, now) {
       const s = hosts.get(host);

@@ -7,8 +7,9 @@
 // which at-least-once delivery allows (the webhook-id stays the same, so the receiver can tell).
 //
 // Claims are fair (lib/webhooks/policy.ts): first attempts before retries, round-robin across keys, and never more
-// than a few deliveries in flight per key or per destination host, so one tenant's slow receiver cannot hold every
-// slot.
+// than a few deliveries in flight per key, per key and destination host, or per host, so one tenant's slow receiver
+// cannot hold every slot, nor another tenant's slots on the same host. However long one key's backlog, another
+// key's due delivery is claimed within a round of the keys.
 
 export type NewDelivery = {
   /** The webhook-id, stable across retries. */
@@ -49,8 +50,11 @@ export type AttemptRecord = {
   retryAt: number | null;
 };
 
-/** How many deliveries may be in flight (leased, lease not run out) at once, across every worker. */
-export type ClaimLimits = { perKey: number; perHost: number };
+/**
+ * How many deliveries may be in flight (leased, lease not run out) at once, across every worker: per key, per key
+ * and destination host, and per host for all keys together.
+ */
+export type ClaimLimits = { perKey: number; perKeyHost: number; perHost: number };
 
 export interface WebhookOutbox {
   readonly kind: "sqlite" | "upstash";
@@ -58,8 +62,9 @@ export interface WebhookOutbox {
   enqueue(delivery: NewDelivery): Promise<void>;
   /**
    * Leases up to `limit` deliveries due at `now` until `now + leaseMs`, and returns them: first attempts before
-   * retries, then round-robin across keys, oldest first within a key; never so many that a key or a host has more
-   * than `caps` (default DELIVERY_POLICY's) allow in flight. Two concurrent calls never return the same delivery while its lease holds.
+   * retries, then round-robin across keys, oldest first within a key; never so many that a key, a key and host, or
+   * a host has more than `caps` (default DELIVERY_POLICY's) allow in flight. Two concurrent calls never return the
+   * same delivery while its lease holds.
    */
   claimDue(now: number, leaseMs: number, limit: number, caps?: ClaimLimits): Promise<ClaimedDelivery[]>;
   /**

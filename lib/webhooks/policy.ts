@@ -6,24 +6,33 @@ export const DELIVERY_POLICY = {
   /** Attempts in flight at once in one worker (one per instance). */
   concurrency: 8,
   /** Deliveries in flight at once for one key, across every worker: one tenant cannot hold every slot. */
-  perKeyInFlight: 2,
-  /** Deliveries in flight at once to one destination host, across every worker. */
-  perHostInFlight: 2,
+  perKeyInFlight: 4,
+  /**
+   * Deliveries in flight at once for one key to one destination host: a key's slow receiver holds these, not the
+   * key's other receivers' slots, nor any slot of another key on the same host (a relay many tenants share).
+   */
+  perKeyHostInFlight: 2,
+  /** Deliveries in flight at once to one destination host for all keys together (the contract: at least 16). */
+  perHostInFlight: 16,
   /** The contract's deadline for a whole attempt: resolving, connecting, sending and reading the answer. */
   attemptTimeoutMs: 10_000,
   /** Deadline for the TCP (and TLS) connection, well inside the attempt's: a host that never accepts fails fast. */
   connectTimeoutMs: 3_000,
   breaker: {
-    /** Attempts in a row to one host without an answer (timeouts, refused connections) that open its breaker. */
+    /**
+     * Attempts in a row without an answer (timeouts, refused connections) for one key to one host that open the
+     * breaker of that key and host; another key's deliveries to the same host are not held back by it.
+     */
     failuresToOpen: 5,
-    /** While open, attempts to the host are not made (recorded as refused, retried on the usual schedule). */
+    /** While open, attempts are not made; the deliveries wait for it to close and keep their retry schedule. */
     openMs: 30_000,
   },
 } as const;
 
-/** The per-key and per-host caps, as the outbox's claim takes them. */
+/** The caps per key, per key and host, and per host, as the outbox's claim takes them. */
 export const CLAIM_LIMITS = {
   perKey: DELIVERY_POLICY.perKeyInFlight,
+  perKeyHost: DELIVERY_POLICY.perKeyHostInFlight,
   perHost: DELIVERY_POLICY.perHostInFlight,
 } as const;
 

@@ -9,6 +9,12 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const RETRY_JITTER = 0.1;
 
 /**
+ * The longest the whole schedule takes, from the first attempt to the last retry. A delivery held back by an open
+ * breaker (no attempt made, none counted) waits for it at most this long after it was made, then is given up.
+ */
+export const SCHEDULE_SPAN_MS = Math.round(RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) * (1 + RETRY_JITTER));
+
+/**
  * When to try again after `attempts` attempts have failed, or null once the schedule is spent.
  * `random` gives a number in [0, 1); 0.5 gives the delay exactly.
  */

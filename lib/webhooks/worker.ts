@@ -9,7 +9,7 @@ import { withSpan } from "@/lib/metrics/trace";
 import type { ClaimedDelivery, ClaimLimits, NewDelivery, WebhookOutbox } from "@/lib/webhooks/outbox";
 import { type BreakerSettings, createHostBreaker } from "./breaker";
 import { CLAIM_LIMITS, DELIVERY_POLICY, hostOf } from "./policy";
-import { nextRetryAt } from "./schedule";
+import { nextRetryAt, SCHEDULE_SPAN_MS } from "./schedule";
 import { ATTEMPT_TIMEOUT_MS, isDelivered, type Resolver, type SendResult, sendWebhook } from "./send";
 import { newWebhookId, signWebhook } from "./sign";
 
@@ -103,6 +103,14 @@ export async function enqueueWebhook(
   return d.id;
 }
 
+/**
+ * When a delivery an open breaker held back goes next: when the breaker lets it, or never once the whole retry
+ * schedule's time has passed since it was made (it was never attempted, so it would otherwise wait forever).
+ */
+function waitForBreaker(d: ClaimedDelivery, notBefore: number): number | null {
+  return notBefore <= d.createdAt + SCHEDULE_SPAN_MS ? notBefore : null;
+}
+
 /** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
 export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
   const now = opts.now ?? Date.now;
@@ -144,29 +152,42 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     });
   };
 
-  /** The attempt, or why it is not made: the host's breaker is open. */
+  /** The attempt, or why it is not made: the breaker of its key and host is open. */
   const sendUnlessOpen = async (d: ClaimedDelivery): Promise<{ result: SendResult; notBefore: number }> => {
     const host = d.host || hostOf(d.url);
-    const verdict = breaker.check(host, now());
+    const target = `${d.keyId}\n${host}`;
+    const verdict = breaker.check(target, now());
     if (!verdict.allowed) {
       const error = `${host} gave no answer to ${verdict.failures} attempts in a row; its breaker is open`;
       const reason = `not sent: ${error} until ${new Date(verdict.until).toISOString()}`;
-      return { result: { status: null, bytesRead: 0, error, reason }, notBefore: verdict.until };
+      // While a probe is out, the others wait until it has surely settled rather than spin on it.
+      return {
+        result: { status: null, bytesRead: 0, error, reason },
+        notBefore: Math.max(verdict.until, now() + timeoutMs),
+      };
     }
     const result = await send(d);
-    // A refused attempt made no connection, so it says nothing of the host.
-    if (!result.refused) breaker.record(host, result.status !== null, now());
+    // A refused attempt made no connection, so it says nothing of the host; if it was the probe, the next one probes.
+    if (result.refused) breaker.release(target);
+    else breaker.record(target, result.status !== null, now());
     return { result, notBefore: 0 };
   };
 
   const attempt = async (d: ClaimedDelivery): Promise<void> => {
     const { result, notBefore } = await sendUnlessOpen(d);
     const at = now();
-    const attempts = d.attempts + 1;
+    // A delivery held back by an open breaker made no attempt: it keeps its count and its place in the schedule, and
+    // goes when the breaker lets it (unless the whole schedule's time has passed since it was made).
+    const skipped = notBefore > 0;
+    const attempts = skipped ? d.attempts : d.attempts + 1;
     const delivered = isDelivered(result);
-    // A refused address will not become public by waiting, so it is not retried; an open breaker is waited out.
-    const scheduled = delivered || result.refused ? null : nextRetryAt(attempts, at, opts.random);
-    const retryAt = scheduled === null ? null : Math.max(scheduled, notBefore);
+    const retryAt = skipped
+      ? waitForBreaker(d, notBefore)
+      : // A refused address will not become public by waiting, so it is not retried.
+        delivered || result.refused
+        ? null
+        : nextRetryAt(attempts, at, opts.random);
+    const lastStatus = skipped ? d.lastStatus : result.status;
     const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
     observeWebhook(
       delivered
@@ -175,7 +196,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
           ? "refused"
           : retryAt === null
             ? "gave_up"
-            : notBefore > 0
+            : skipped
               ? "breaker_open"
               : "retry",
     );
@@ -184,7 +205,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });
     else if (!delivered) log.info("webhook attempt failed; will retry", { ...fields, reason: result.error });
     try {
-      const recorded = await opts.store.recordAttempt(d.id, d.lease, { attempts, lastStatus: result.status, retryAt });
+      const recorded = await opts.store.recordAttempt(d.id, d.lease, { attempts, lastStatus, retryAt });
       if (!recorded) {
         log.warn("webhook lease ran out before the attempt was recorded", fields);
         return;
@@ -199,7 +220,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     try {
       await opts.onAttempt(d.jobId, {
         attempts,
-        last_status: result.status,
+        last_status: lastStatus,
         delivered_at: delivered ? new Date(at).toISOString() : null,
         ...(result.status === null && result.reason && { last_error: result.reason }),
       });

@@ -19,7 +19,7 @@ export const CALLER_LIMITS = {
     Plan,
     UploadLimits
   >,
-  /** Open event streams (GET /api/jobs/{id}/events) per identity. */
+  /** Open event streams (GET /api/jobs/{id}/events) per identity, counted per instance (docs/api.md says so). */
   streamsPerIdentity: 20,
   /** Open event streams on one job, whoever opened them. */
   streamsPerJob: 20,

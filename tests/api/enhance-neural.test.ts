@@ -1,4 +1,5 @@
 // /api/enhance on the neural engine through the real app: models, the bounded queue (busy, no quota) and disconnects.
+// @test-alone: the first enhance makes the int8 models (minutes of CPU), so the file runs by itself, not beside others.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
@@ -105,8 +106,41 @@ describe("POST /api/enhance (neural engine)", () => {
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, "invalid_model");
       assert.equal(res.json.error.message, INVALID_ENHANCE_MODE_MESSAGE);
+      assert.equal(res.json.error.param, "model");
     }
     assert.equal(await usageOf(from), 0);
+  });
+
+  it("refuses faces and creative without a route: 400 invalid_model naming the available modes, before quota", async () => {
+    const from = "127.0.8.9";
+    for (const model of ["faces", "creative"]) {
+      const res = await enhance(app.url, { image: { data: await pngOf(16, 16), type: "image/png" }, model }, { from });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.error.code, "invalid_model");
+      assert.equal(res.json.error.param, "model");
+      assert.match(res.json.error.message, new RegExp(`The ${model} mode has no engine`));
+      assert.match(res.json.error.message, /available are fast or quality\.$/);
+    }
+    assert.equal(await usageOf(from), 0);
+    const status = await call(app.url, "/api/status", { headers: BROWSER, from });
+    assert.deepEqual(
+      status.json.enhance_modes.map((m: Record<string, unknown>) => [m.name, m.available, m.engines, m.generative]),
+      [
+        ["fast", true, ["onnx:esrgan-slim"], false],
+        ["quality", true, ["onnx:esrgan-medium"], false],
+        ["faces", false, [], false],
+        ["creative", false, [], true],
+      ],
+    );
+    assert.deepEqual(
+      status.json.enhance_modes.map((m: Record<string, unknown>) => [m.label, m.ai]),
+      [
+        ["Fast", true],
+        ["Quality", true],
+        ["Faces", false],
+        ["Creative", false],
+      ],
+    );
   });
 
   it("answers 503 busy with Retry-After when the queue is full, drops a disconnected queued job, and uses no quota for either", async () => {

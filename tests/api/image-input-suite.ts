@@ -118,6 +118,17 @@ export function runImageInputSuite(backend: Backend) {
       assert.ok(res.json.height > res.json.width);
     });
 
+    it("text fields are limited in characters, not bytes: 400 CJK or emoji code points edit", async () => {
+      const cjk = "灯".repeat(400); // 1,200 bytes of UTF-8
+      const emoji = "🌊".repeat(400); // 1,600 bytes of UTF-8
+      const from = nextIp();
+      const res = await edit({ prompt: cjk, negative_prompt: emoji, image: png(photo) }, from);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.success, true);
+      // One code point more is the schema's refusal, not the multipart reader's.
+      assertError(await edit({ prompt: `${cjk}灯`, image: png(photo) }, from), 400, "invalid_prompt");
+    });
+
     it("the mask keeps what it marks black, at any strength; the change grows with strength", async () => {
       const from = nextIp();
       const mask = await halfMask(400, 300);

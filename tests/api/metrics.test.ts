@@ -13,7 +13,14 @@ let prometheus: Prometheus;
 
 before(async () => {
   assert.ok(hasPrometheus(), "Debian's prometheus package is needed (apt-get install prometheus)");
-  app = await startApp({ name: "metrics", env: { METRICS_TOKEN: TOKEN, FREE_GENERATIONS_PER_DAY: "2" } });
+  app = await startApp({
+    name: "metrics",
+    env: {
+      METRICS_TOKEN: TOKEN,
+      FREE_GENERATIONS_PER_DAY: "2",
+      ADMIN_TOKEN: "admin-token-for-the-metrics-test-0123456789",
+    },
+  });
   prometheus = await startPrometheus({ port: app.port, token: TOKEN });
 });
 after(async () => {
@@ -42,6 +49,28 @@ describe("GET /metrics", () => {
     const wrong = await call(app.url, "/metrics", { headers: { Authorization: `Bearer ${TOKEN}x` } });
     assert.equal(wrong.status, 401);
     assert.ok(!wrong.text.includes("darkroom_"));
+  });
+
+  it("counts wrong operator tokens, by credential and answer", async () => {
+    const from = "127.0.23.40";
+    for (let i = 0; i < 2; i++) {
+      const wrong = await call(app.url, "/metrics", { headers: { Authorization: `Bearer wrong-${i}-${TOKEN}` }, from });
+      assert.equal(wrong.status, 401);
+    }
+    for (let i = 0; i < 11; i++) {
+      const admin = await call(app.url, "/api/admin/keys", {
+        headers: { Authorization: `Bearer wrong-admin-token-${i}-${"z".repeat(32)}` },
+        from,
+      });
+      assert.equal(admin.status, i < 10 ? 401 : 429, admin.text);
+    }
+    const scrape = await call(app.url, "/metrics", { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const counted = (labels: string) =>
+      Number(new RegExp(`^darkroom_wrong_token_attempts_total\\{${labels}\\} (\\d+)$`, "m").exec(scrape.text)?.[1]);
+    // The scrape before (the 401 test) presented one wrong token too.
+    assert.equal(counted('credential="metrics",answer="refused"'), 3);
+    assert.equal(counted('credential="admin",answer="refused"'), 10);
+    assert.equal(counted('credential="admin",answer="rate_limited"'), 1);
   });
 
   it("is scraped by Prometheus, and PromQL counts exactly the requests made", async () => {

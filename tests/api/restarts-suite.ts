@@ -239,6 +239,44 @@ export function runRestartsSuite(backend: Backend) {
       }
     });
 
+    // A /v1 stream is a request in flight like any other, whatever the client's Accept header says: the drain waits
+    // for it, and what the grace cuts short ends with an error event and its unit back (the SDKs send that header).
+    it("waits for a /v1 stream, and ends one still running after the grace with an error event and the unit back", async () => {
+      const app = await launch("stream", { SHUTDOWN_GRACE_MS: "1500" });
+      try {
+        const from = nextIp();
+        const pro = { Authorization: `Bearer ${(await createKey(app, "stream")).key}` };
+        const used = async () => (await call(app.url, "/api/status", { headers: pro, from })).json.usage_today;
+        fakes.bfl.mode = "hang";
+        const streaming = call(app.url, "/v1/images/generations", {
+          method: "POST",
+          headers: { ...pro, "Content-Type": "application/json", Accept: "text/event-stream" },
+          body: JSON.stringify({ prompt: "a lighthouse at dusk", stream: true }),
+          from,
+        }).catch((err: Error) => err);
+        await until(
+          "the provider call",
+          async () => fakes.bfl.requests.length,
+          (n) => n > 0,
+        );
+        assert.equal(await used(), 1);
+        const exited = app.terminate();
+        const stream = await streaming;
+        assert.ok(!(stream instanceof Error), `the stream was cut: ${stream instanceof Error ? stream.message : ""}`);
+        assert.equal(stream.status, 200, stream.text);
+        assert.match(String(stream.headers["content-type"]), /^text\/event-stream/);
+        const error = /event: error\ndata: (.*)\n\n$/.exec(stream.text);
+        assert.ok(error, `the stream ends with an error event: ${stream.text}`);
+        // The engine's call is stopped by the shutdown: OpenAI's error body, as any other failed stream ends.
+        assert.equal(JSON.parse(error[1]).error.type, "server_error");
+        assert.deepEqual(await exited, { code: 0, signal: null }, app.logs());
+        await app.restart();
+        assert.equal(await used(), 0, "the stream's unit came back");
+      } finally {
+        await app.stop();
+      }
+    });
+
     it("fails an async job still running after the grace and gives its unit back; its key still replays the 202", async () => {
       const app = await launch("job", { SHUTDOWN_GRACE_MS: "1500" });
       try {

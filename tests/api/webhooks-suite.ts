@@ -1,7 +1,8 @@
 // Webhook delivery against the running app on either store: a job's end and its delivery written together (the
 // outbox write fails on purpose), a delivery refused at send time with its reason in the job record, and one key's
-// receiver that never answers, which must not hold up another key's webhook (the fairness figure) and opens its
-// host's breaker. Receivers listen on loopback addresses that WEBHOOK_ALLOW_HOSTS lets through.
+// receiver that never answers, which must not hold up another key's webhook to the same host (the fairness figure)
+// and opens the breaker of that key and host only. Receivers listen on loopback addresses that WEBHOOK_ALLOW_HOSTS
+// lets through.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -233,9 +234,11 @@ export function runWebhooksSuite(backend: Backend) {
       return (hit.at - finished) / 1000;
     }
 
-    it("does not hold up another key's webhook, caps that host at 2 in flight, and opens its breaker", async (t) => {
+    // Both receivers on one host (another port), as on a relay that many tenants share: the contract's 1.3
+    // amendment caps and breaks per key and host.
+    it("does not hold up another key's webhook to the same host, caps that key and host at 2 in flight, and opens its breaker", async (t) => {
       const receiver = await startReceiver("127.0.0.1");
-      const sink = await startSink("127.0.0.2");
+      const sink = await startSink("127.0.0.1");
       try {
         const flooder = await createKey(app, "flooder");
         const other = await createKey(app, "other");
@@ -248,7 +251,7 @@ export function runWebhooksSuite(backend: Backend) {
         t.diagnostic(`other key's webhook: ${idle.toFixed(2)} s idle, ${loaded.toFixed(2)} s with 48 hanging`);
         assert.ok(loaded < 5, `another key's webhook took ${loaded.toFixed(1)} s while one key's receiver hung`);
 
-        // The last of the flood is claimed after the host's breaker opened (5 timeouts, 2 at a time).
+        // The last of the flood is claimed after the breaker of that key and host opened (5 timeouts, 2 at a time).
         const last = flood.at(-1) as string;
         const refused = await until(
           "the breaker's refusal",
@@ -261,10 +264,13 @@ export function runWebhooksSuite(backend: Backend) {
         );
         assert.match(
           refused.json.webhook.last_error,
-          /^not sent: 127\.0\.0\.2 gave no answer to \d+ attempts in a row; its breaker is open until \d{4}-/,
+          /^not sent: 127\.0\.0\.1 gave no answer to \d+ attempts in a row; its breaker is open until \d{4}-/,
         );
         assert.equal(refused.json.webhook.last_status, null);
-        assert.ok(sink.stats.maxOpen <= 2, `${sink.stats.maxOpen} connections at once to one host`);
+        assert.ok(sink.stats.maxOpen <= 2, `${sink.stats.maxOpen} connections at once for one key to one host`);
+        // The other key's breaker for the same host is its own, and closed.
+        const after = await webhookDelay(other.key, receiver, "after the breaker opened");
+        assert.ok(after < 5, `another key's webhook took ${after.toFixed(1)} s while the flooder's breaker was open`);
         assert.ok(sink.stats.total < 12, `${sink.stats.total} connections: the breaker did not stop them`);
       } finally {
         await sink.close();

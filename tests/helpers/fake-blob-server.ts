@@ -1,8 +1,8 @@
-// Test-only in-memory Vercel Blob service: the API subset @vercel/blob's put/head/del use, plus serving the blobs.
+// Test-only in-memory Vercel Blob service: the API subset @vercel/blob's put/head/list/del use, plus serving the blobs.
 //
 // Point @vercel/blob at it with VERCEL_BLOB_API_URL=<apiUrl> and pass <token>. The API lives under /api and the
 // blobs are served from the same loopback origin, so a returned URL resolves. Limits: public access only, no
-// multipart, list, copy or client tokens; no ETag preconditions; data lives as long as the process.
+// multipart, list pages, copy or client tokens; no ETag preconditions; data lives as long as the process.
 // Outages can be injected: API error answers in the service's error body shape, or API requests left unanswered.
 import crypto from "node:crypto";
 import http from "node:http";
@@ -118,6 +118,23 @@ export async function startFakeBlobServer(): Promise<FakeBlobServer> {
           size: blob.body.length,
           uploadedAt: blob.uploadedAt.toISOString(),
           cacheControl: blob.cacheControl,
+        },
+      ];
+    }
+    if (req.method === "GET" && route === "/") {
+      // list: every blob under `prefix` in one page (the fake never paginates).
+      const prefix = url.searchParams.get("prefix") ?? "";
+      const listed = [...blobs].filter(([pathname]) => pathname.startsWith(prefix));
+      return [
+        200,
+        {
+          blobs: listed.map(([pathname, b]) => ({
+            ...blobJson(pathname, b),
+            size: b.body.length,
+            uploadedAt: b.uploadedAt.toISOString(),
+          })),
+          cursor: undefined,
+          hasMore: false,
         },
       ];
     }

@@ -24,6 +24,7 @@ export type CallOptions = {
 export function call(base: string, path: string, opts: CallOptions = {}): Promise<Reply> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = http.request(
       url,
       {
@@ -34,6 +35,7 @@ export function call(base: string, path: string, opts: CallOptions = {}): Promis
         timeout: opts.timeoutMs ?? 60_000,
       },
       (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
@@ -51,7 +53,12 @@ export function call(base: string, path: string, opts: CallOptions = {}): Promis
       },
     );
     req.on("timeout", () => req.destroy(new Error(`timeout calling ${path}`)));
-    req.on("error", reject);
+    // A server may answer before it has read the whole body (a 429 or 400 on a large upload) and close the
+    // connection: writing the rest then fails with EPIPE or ECONNRESET. The answer stands; the response's own
+    // errors still reject.
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });

@@ -1,6 +1,10 @@
-// One contract suite for every ImageStorage backend: put, open (streamed), delete.
+// One contract suite for every ImageStorage backend: put, open (streamed), delete, every output format, a body over
+// S3's 5 MiB part size, and the temporary area with its sweep.
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import { describe, it } from "node:test";
+import { OUTPUT_FORMAT_NAMES, OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
+import { encodeOutput } from "@/lib/images/encode";
 import type { ImageStorage } from "@/lib/storage/types";
 
 // A valid 1×1 PNG.
@@ -64,6 +68,63 @@ export function runStorageSuite(
       const kept = await storage.open(keep.id);
       assert.ok(kept, "deleting one image removed another");
       assert.deepEqual(await readAll(kept.stream), TINY_PNG);
+    });
+
+    it("round-trips every output format byte for byte, under a URL with the format's extension", async () => {
+      const storage = await open();
+      for (const format of OUTPUT_FORMAT_NAMES) {
+        const bytes = await encodeOutput(TINY_PNG, { format, quality: 80 });
+        const stored = await storage.put(bytes, "http://app.test", format);
+        assert.ok(stored.url.endsWith(`.${OUTPUT_FORMATS[format].extension}`), stored.url);
+        const opened = await storage.open(stored.id);
+        assert.ok(opened, `${format} not found`);
+        assert.equal(opened.size, bytes.length, format);
+        assert.deepEqual(await readAll(opened.stream), bytes, format);
+      }
+    });
+
+    it("stores an image over 5 MiB whole (S3 writes it in parts)", async () => {
+      const storage = await open();
+      const big = crypto.randomBytes(5 * 1024 * 1024 + 300_000);
+      const stored = await storage.put(big, "http://app.test");
+      const opened = await storage.open(stored.id);
+      assert.ok(opened, "large image not found");
+      assert.equal(opened.size, big.length);
+      assert.ok((await readAll(opened.stream)).equals(big), "the large image came back different");
+      await storage.delete(stored.id);
+      assert.equal(await storage.open(stored.id), null);
+    });
+
+    it("keeps temporary objects by key apart from images, and the sweep removes only older ones", async () => {
+      const storage = await open();
+      const key = crypto.randomBytes(16).toString("hex");
+      const other = crypto.randomBytes(16).toString("hex");
+      const bytes = crypto.randomBytes(70_000);
+      await storage.temp.put(key, bytes);
+      await storage.temp.put(other, TINY_PNG);
+      const opened = await storage.temp.open(key);
+      assert.ok(opened, "temporary object not found");
+      assert.equal(opened.size, bytes.length);
+      assert.ok((await readAll(opened.stream)).equals(bytes));
+      assert.equal(await storage.open(key), null, "a temporary key is not an image id");
+      for (const bad of ["../x", "short", "", "a/b".repeat(10)]) {
+        assert.equal(await storage.temp.open(bad), null, bad);
+        await storage.temp.delete(bad);
+        await assert.rejects(storage.temp.put(bad, TINY_PNG), bad);
+      }
+      await storage.temp.delete(other);
+      assert.equal(await storage.temp.open(other), null);
+      await storage.temp.delete(other);
+      // Written just now: a sweep of what is older than an hour ago leaves it; one of what is older than now + 1 s
+      // (every object so far) removes it.
+      assert.equal(await storage.temp.sweep(Date.now() - 3_600_000), 0);
+      assert.ok(await storage.temp.open(key).then((o) => o?.stream.cancel().then(() => true)), "swept too early");
+      assert.equal(await storage.temp.sweep(Date.now() + 1000), 1);
+      assert.equal(await storage.temp.open(key), null);
+    });
+
+    it("answers its check", async () => {
+      await (await open()).check();
     });
   });
 }

@@ -167,7 +167,7 @@ export function runWebhookOutboxSuite(
     });
 
     describe("fair claims", () => {
-      const CAPS = { perKey: 2, perHost: 2 };
+      const CAPS = { perKey: 2, perKeyHost: 2, perHost: 2 };
       const ids = (ds: { id: string }[]) => ds.map((d) => d.id).sort();
 
       it("keeps one key to its cap while another key's delivery is claimed at once", async () => {
@@ -213,6 +213,74 @@ export function runWebhookOutboxSuite(
         assert.deepEqual(await outbox.claimDue(T0, LEASE_MS, 8, CAPS), []);
       });
 
+      it("caps a key's deliveries to one host, not its other hosts nor another key's on that host", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const caps = { perKey: 4, perKeyHost: 2, perHost: 16 };
+        const relay = "relay.example.com";
+        const backlog = Array.from({ length: 6 }, (_, i) =>
+          delivery(i, { keyId: "key_a", host: relay, createdAt: T0 - 100 + i }),
+        );
+        for (const d of backlog) await outbox.enqueue(d);
+        const aElsewhere = delivery(10, { keyId: "key_a", host: "a.example.com" });
+        const bSameHost = delivery(11, { keyId: "key_b", host: relay });
+        await outbox.enqueue(aElsewhere);
+        await outbox.enqueue(bSameHost);
+        const claimed = await outbox.claimDue(T0, LEASE_MS, 8, caps);
+        assert.equal(claimed.filter((d) => d.keyId === "key_a" && d.host === relay).length, 2);
+        assert.ok(
+          claimed.some((d) => d.id === aElsewhere.id),
+          "the key's other host is not held back",
+        );
+        assert.ok(
+          claimed.some((d) => d.id === bSameHost.id),
+          "another key on the same host is not held back",
+        );
+        assert.equal(claimed.length, 4);
+      });
+
+      it("caps one host for all keys together", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const many = Array.from({ length: 20 }, (_, i) => delivery(i, { host: "relay.example.com" }));
+        for (const d of many) await outbox.enqueue(d);
+        const caps = { perKey: 4, perKeyHost: 2, perHost: 16 };
+        assert.equal((await outbox.claimDue(T0, LEASE_MS, 100, caps)).length, 16);
+        assert.equal((await outbox.claimDue(T0, LEASE_MS, 100, caps)).length, 0);
+      });
+
+      // A claim must go round the keys, not read the oldest due deliveries only: 1,100 of one key's, due first,
+      // never hide another key's.
+      it("claims another key's delivery at once behind 1,100 of one key's", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const flood = Array.from({ length: 1100 }, (_, i) =>
+          delivery(i, {
+            keyId: "key_flood",
+            host: "flood.example.com",
+            createdAt: T0 - 5000 + i,
+            nextAttemptAt: T0 - 5000 + i,
+          }),
+        );
+        for (let i = 0; i < flood.length; i += 100)
+          await Promise.all(flood.slice(i, i + 100).map((d) => outbox.enqueue(d)));
+        // Another host, so only the claim's reach is tested here (the caps per host are above).
+        const other = delivery(5000, { keyId: "key_other", host: "other.example.com" });
+        await outbox.enqueue(other);
+        const caps = { perKey: 2, perKeyHost: 2, perHost: 16 };
+        const first = await outbox.claimDue(T0, LEASE_MS, 8, caps);
+        assert.ok(
+          first.some((d) => d.id === other.id),
+          `the other key's delivery is claimed in the first claim: ${first.map((d) => d.keyId).join(", ")}`,
+        );
+        assert.equal(first.filter((d) => d.keyId === "key_flood").length, 2);
+        assert.deepEqual(
+          first.filter((d) => d.keyId === "key_flood").map((d) => d.id),
+          flood.slice(0, 2).map((d) => d.id),
+          "the flooding key's oldest",
+        );
+      });
+
       it("shares a claim round-robin across keys, oldest first within each", async () => {
         const { open } = await fresh();
         const outbox = open();
@@ -222,7 +290,7 @@ export function runWebhookOutboxSuite(
         const b = byKey("key_b", 5);
         const c = byKey("key_c", 5);
         for (const d of [...a, ...b, ...c]) await outbox.enqueue(d);
-        const claimed = await outbox.claimDue(T0 + 10, LEASE_MS, 3, { perKey: 5, perHost: 5 });
+        const claimed = await outbox.claimDue(T0 + 10, LEASE_MS, 3, { perKey: 5, perKeyHost: 5, perHost: 5 });
         assert.deepEqual(ids(claimed), ids([a[0], b[0], c[0]]), "one of each key, each key's oldest");
       });
 
@@ -263,7 +331,66 @@ export function runWebhookOutboxSuite(
         await new Promise((resolve) => server.close(resolve));
       });
 
+      it("deliver another key's webhook within 10 s behind 1,100 of one key's to a receiver that hangs", async () => {
+        const { open } = await fresh();
+        const outbox = open();
+        const hanging = http.createServer(() => undefined);
+        await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+        const hangUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`;
+        const now = Date.now();
+        const flood = Array.from({ length: 1100 }, (_, i) =>
+          delivery(i, {
+            keyId: "key_flood",
+            url: hangUrl,
+            host: "127.0.0.1",
+            nextAttemptAt: now - 60_000 + i,
+            createdAt: now - 60_000 + i,
+          }),
+        );
+        for (let i = 0; i < flood.length; i += 100)
+          await Promise.all(flood.slice(i, i + 100).map((d) => outbox.enqueue(d)));
+        const other = delivery(5000, {
+          keyId: "key_other",
+          url,
+          host: "127.0.0.1",
+          nextAttemptAt: now,
+          createdAt: now,
+        });
+        let delivered = () => {};
+        const arrived = new Promise<void>((resolve) => (delivered = resolve));
+        const worker = createWebhookWorker({
+          store: outbox,
+          allowHosts: ["127.0.0.1"],
+          timeoutMs: 2_000,
+          leaseMs: 5_000,
+          pollMs: 500,
+          onAttempt: (jobId, attempt) => {
+            if (jobId === other.jobId && attempt.delivered_at) delivered();
+          },
+        });
+        const started = Date.now();
+        worker.start();
+        try {
+          await outbox.enqueue(other);
+          worker.poke();
+          const late = new Promise((_, reject) =>
+            setTimeout(
+              () => reject(new Error("the other key's webhook was not delivered within 10 s")),
+              10_000,
+            ).unref(),
+          );
+          await Promise.race([arrived, late]);
+          assert.ok(Date.now() - started < 10_000);
+          assert.equal(seen.get(other.id), 1);
+        } finally {
+          await worker.stop();
+          hanging.closeAllConnections();
+          await new Promise((resolve) => hanging.close(resolve));
+        }
+      });
+
       it("deliver each delivery exactly once", async () => {
+        seen.clear();
         const { open } = await fresh();
         const a = open();
         const b = open();

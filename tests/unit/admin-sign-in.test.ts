@@ -43,8 +43,9 @@ it("lets the right token in after ten wrong ones, refuses the eleventh wrong one
 
 it("gives a right token's attempt back, so right tokens never add up to a lockout", async () => {
   const bucket = { name: "give-back", limit: 3, windowMs: 3_600_000 };
-  for (let i = 0; i < 10; i++) assert.deepEqual(await attemptSecret(b, bucket, "ip:a", TOKEN, TOKEN), { ok: true });
-  const wrong = await attemptSecret(b, bucket, "ip:a", "nope", TOKEN);
+  for (let i = 0; i < 10; i++)
+    assert.deepEqual(await attemptSecret(b, "admin", bucket, "ip:a", TOKEN, TOKEN), { ok: true });
+  const wrong = await attemptSecret(b, "admin", bucket, "ip:a", "nope", TOKEN);
   assert.equal(wrong.ok === false && wrong.locked, false, "the first wrong one is a plain failure");
 });
 
@@ -55,9 +56,9 @@ it("with a store that cannot count: the right secret still opens, a wrong one fa
       refund: () => Promise.reject(new StoreUnavailable("store down")),
     },
   };
-  assert.deepEqual(await attemptSecret(down, SIGN_IN_ATTEMPTS, "ip:b", TOKEN, TOKEN), { ok: true });
-  await assert.rejects(attemptSecret(down, SIGN_IN_ATTEMPTS, "ip:b", "wrong", TOKEN), StoreUnavailable);
-  await assert.rejects(attemptSecret(down, SIGN_IN_ATTEMPTS, "ip:b", undefined, TOKEN), StoreUnavailable);
+  assert.deepEqual(await attemptSecret(down, "admin", SIGN_IN_ATTEMPTS, "ip:b", TOKEN, TOKEN), { ok: true });
+  await assert.rejects(attemptSecret(down, "admin", SIGN_IN_ATTEMPTS, "ip:b", "wrong", TOKEN), StoreUnavailable);
+  await assert.rejects(attemptSecret(down, "admin", SIGN_IN_ATTEMPTS, "ip:b", undefined, TOKEN), StoreUnavailable);
 });
 
 it("slides: the previous hour's attempts weigh by how much of it is still inside the window (SQLite)", async () => {

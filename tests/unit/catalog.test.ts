@@ -12,13 +12,16 @@ import StudioPage from "@/app/page";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { EnhanceOptions } from "@/components/enhance/enhance-options";
 import {
+  ALL_ENHANCE_MODE_NAMES,
   DEFAULT_ENHANCE_MODE,
   describeModeHint,
   ENHANCE_MODE_NAMES,
+  ENHANCE_MODE_ROWS,
   ENHANCE_MODES,
   ENHANCE_PACKAGES,
   joinWithOr,
   toNpmName,
+  unconfiguredModeMessage,
 } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_MODEL, MODEL_CATALOG, MODEL_NAMES, MODELS } from "@/lib/catalog/models";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
@@ -213,6 +216,25 @@ describe("the enhance modes", () => {
     const offered = /^Model must be (.*)\.$/.exec(INVALID_ENHANCE_MODE_MESSAGE)?.[1];
     assert.equal(offered, joinWithOr(ENHANCE_MODE_NAMES));
     assert.deepEqual(offered?.split(/, | or /), ENHANCE_MODE_NAMES);
+  });
+
+  it("list faces and creative in 1.3, refused with a message that names the available modes", () => {
+    assert.deepEqual(ALL_ENHANCE_MODE_NAMES, ["fast", "quality", "faces", "creative"]);
+    assert.deepEqual(
+      ENHANCE_MODE_ROWS.filter((m) => m.inProcess !== null).map((m) => m.name),
+      ENHANCE_MODE_NAMES,
+    );
+    assert.equal(
+      unconfiguredModeMessage("faces"),
+      `The faces mode has no engine on this server (ENHANCE_FACES is not set); the modes available are ${joinWithOr(ENHANCE_MODE_NAMES)}.`,
+    );
+    assert.match(unconfiguredModeMessage("creative") ?? "", /^The creative mode has no engine/);
+    assert.equal(unconfiguredModeMessage("fast"), undefined);
+    assert.equal(unconfiguredModeMessage("best"), undefined);
+    assert.deepEqual(
+      ENHANCE_MODE_ROWS.filter((m) => m.generative).map((m) => m.name),
+      ["creative"],
+    );
   });
 
   it("are the enhance page's choices, with each label and hint", () => {

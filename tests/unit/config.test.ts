@@ -135,3 +135,60 @@ describe("platform detection", () => {
     assert.equal(parseConfig({ VERCEL: "1", VERCEL_URL: "x.vercel.app", KEY_PEPPER: "p".repeat(32) }).onVercel, true);
   });
 });
+
+describe("parseConfig: S3 storage", () => {
+  it("is off without S3_BUCKET, and reads the AWS SDK's standard variables with it", () => {
+    assert.equal(parseConfig({ AWS_ACCESS_KEY_ID: "a", AWS_SECRET_ACCESS_KEY: "b" }).s3, undefined);
+    assert.deepEqual(
+      parseConfig({
+        S3_BUCKET: "images",
+        S3_PREFIX: "darkroom",
+        S3_FORCE_PATH_STYLE: "true",
+        AWS_ENDPOINT_URL: "http://127.0.0.1:9000",
+        AWS_ACCESS_KEY_ID: "key",
+        AWS_SECRET_ACCESS_KEY: "secret",
+        PUBLIC_CDN_URL: "https://img.example.com/",
+      }).s3,
+      {
+        bucket: "images",
+        region: "us-east-1",
+        endpoint: "http://127.0.0.1:9000",
+        forcePathStyle: true,
+        prefix: "darkroom/",
+        credentials: { accessKeyId: "key", secretAccessKey: "secret" },
+        checksums: "WHEN_REQUIRED",
+        publicBase: "https://img.example.com",
+      },
+    );
+    const s3 = parseConfig({
+      S3_BUCKET: "images",
+      AWS_REGION: "eu-central-1",
+      AWS_ENDPOINT_URL: "http://ignored.example",
+      AWS_ENDPOINT_URL_S3: "https://s3.example.com",
+      AWS_REQUEST_CHECKSUM_CALCULATION: "when_supported",
+    }).s3;
+    assert.equal(s3?.endpoint, "https://s3.example.com");
+    assert.equal(s3?.region, "eu-central-1");
+    assert.equal(s3?.checksums, "WHEN_SUPPORTED");
+    assert.equal(s3?.credentials, undefined, "no keys: the SDK's own chain (profiles, instance roles)");
+    assert.equal(s3?.forcePathStyle, false);
+  });
+
+  for (const [env, variable] of [
+    [{ S3_BUCKET: "images", BLOB_READ_WRITE_TOKEN: "t" }, "S3_BUCKET"],
+    [{ S3_BUCKET: "images", AWS_ACCESS_KEY_ID: "key" }, "AWS_SECRET_ACCESS_KEY"],
+    [{ S3_BUCKET: "images", AWS_SECRET_ACCESS_KEY: "s" }, "AWS_ACCESS_KEY_ID"],
+    [{ S3_BUCKET: "no/slash" }, "S3_BUCKET"],
+    [{ S3_BUCKET: "images", S3_PREFIX: "/abs" }, "S3_PREFIX"],
+    [{ S3_BUCKET: "images", S3_FORCE_PATH_STYLE: "yes" }, "S3_FORCE_PATH_STYLE"],
+    [{ S3_BUCKET: "images", AWS_ENDPOINT_URL_S3: "ftp://x" }, "AWS_ENDPOINT_URL_S3"],
+    [{ S3_BUCKET: "images", AWS_REQUEST_CHECKSUM_CALCULATION: "NEVER" }, "AWS_REQUEST_CHECKSUM_CALCULATION"],
+  ] as const) {
+    it(`refuses to start on ${JSON.stringify(env)}, naming ${variable}`, () => {
+      assert.throws(
+        () => parseConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.message.includes(variable),
+      );
+    });
+  }
+});

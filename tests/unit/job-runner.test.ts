@@ -28,7 +28,8 @@ function setUp(leaseMs = 60_000) {
     identity: "ip:x",
     windowStart: 0,
   };
-  const record = () => runner.newRecord({ kind: "generate", owner: "ip:x", units: [unit] });
+  const record = (units = 1) =>
+    runner.newRecord({ kind: "generate", owner: "ip:x", units: Array.from({ length: units }, () => unit) });
   return { jobs, runner, refunded, finished, record };
 }
 
@@ -92,5 +93,42 @@ describe("JobRunner", () => {
     assert.equal(refunded.length, 1);
     assert.deepEqual(finished, [`${orphan.id}:failed`]);
     assert.equal(await runner.sweep(), 0, "each job is swept once");
+  });
+
+  // A job of 4 images where 1 failed gives 1 unit back at once; the record must then hold 3, or a later failure (or
+  // the sweep, if the instance dies) refunds the 4 and the caller gets 5 units back for a job that held 4.
+  it("gives a failed image's unit back once, whatever fails after the give-back", async () => {
+    const { jobs, runner, refunded, record } = setUp();
+    const job = record(4);
+    const { done } = await runner.accept(job, async ({ begin, giveBack }) => {
+      await begin();
+      await giveBack(1, 4);
+      throw new Error("the store write after the batch failed");
+    });
+    await done;
+    assert.equal((await jobs.get(job.id))?.status, "failed");
+    assert.equal(refunded.flat().length, 4, "each held unit is refunded exactly once");
+    assert.deepEqual(
+      refunded.map((units) => units.length),
+      [1, 3],
+    );
+  });
+
+  it("leaves the sweep only the units a give-back kept", async () => {
+    const { jobs, runner, refunded, record } = setUp();
+    const job = record(4);
+    let gaveBack!: () => void;
+    const given = new Promise<void>((r) => (gaveBack = r));
+    void runner.accept(job, async ({ begin, giveBack }) => {
+      await begin();
+      await giveBack(2, 4);
+      gaveBack();
+      // The instance dies here: the work never settles.
+      return new Promise(() => undefined);
+    });
+    await given;
+    assert.deepEqual((await jobs.get(job.id))?.internal.units.length, 2, "the record holds the units kept");
+    assert.equal(await runner.sweep(Date.now() + 120_000), 1);
+    assert.equal(refunded.flat().length, 4, "the swept job refunds only what it still held");
   });
 });

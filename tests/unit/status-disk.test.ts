@@ -22,7 +22,10 @@ describe("free disk space", () => {
   it("is low below the minimum, and off at 0", async () => {
     const dir = os.tmpdir();
     const free = (await readFreeMb(dir)) ?? 0;
-    assert.deepEqual(await checkDisk(dir, 1), { freeMb: Math.floor(free), minFreeMb: 1, low: false });
+    const checked = await checkDisk(dir, 1);
+    // Other processes write to the same disk meanwhile: the two readings agree to within a few MB, not exactly.
+    assert.ok(checked && Math.abs(checked.freeMb - Math.floor(free)) < 64, `${checked?.freeMb} vs ${free}`);
+    assert.deepEqual({ ...checked, freeMb: 0 }, { freeMb: 0, minFreeMb: 1, low: false });
     const huge = await checkDisk(dir, 1_000_000_000);
     assert.equal(huge?.low, true);
     assert.equal(await checkDisk(dir, 0), null);

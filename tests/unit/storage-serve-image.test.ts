@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { replyWithImage } from "@/app/cdn/serve-image";
+import { StorageUnavailable } from "@/lib/errors";
 import { createLocalStorage } from "@/lib/storage/local";
 import { readAll, TINY_PNG } from "@/tests/helpers/storage-suite";
 
@@ -15,6 +16,25 @@ const storage = createLocalStorage(dataDir, undefined);
 const openFds = () => fs.readdirSync("/proc/self/fd").length;
 
 describe("replyWithImage", () => {
+  it("a storage that does not answer: 503 busy with Retry-After, never cached, for GET and HEAD", async () => {
+    const down = {
+      ...storage,
+      open: async () => {
+        throw new StorageUnavailable("image storage cannot be reached");
+      },
+    };
+    const file = `${crypto.randomBytes(16).toString("hex")}.webp`;
+    const get = await replyWithImage(down, file, { method: "GET", ifNoneMatch: null });
+    assert.equal(get.status, 503);
+    assert.equal(get.headers["Cache-Control"], "no-store");
+    assert.ok(Number(get.headers["Retry-After"]) > 0);
+    assert.equal(JSON.parse(String(get.body)).error.code, "busy");
+    assert.doesNotMatch(String(get.body), /cannot be reached/, "the storage's own words stay in the log");
+    const head = await replyWithImage(down, file, { method: "HEAD", ifNoneMatch: null });
+    assert.equal(head.status, 503);
+    assert.equal(head.body, null);
+  });
+
   it("GET: the image streamed, with its length and the immutable, sandboxed headers", async () => {
     const { id } = await storage.put(TINY_PNG, "http://app.test");
     const reply = await replyWithImage(storage, `${id}.png`, { method: "GET", ifNoneMatch: null });

@@ -584,7 +584,7 @@ describe("the running worker", () => {
 });
 
 describe("a host that never answers", () => {
-  it("opens its breaker after the set number of timeouts, refuses without connecting, then probes once", async () => {
+  it("opens the breaker of a key and host after the set number of timeouts, refuses without connecting, then probes once", async () => {
     let connections = 0;
     const receiver = await startReceiver(() => undefined); // reads the request, never answers
     receiver.server.on("connection", () => connections++);
@@ -607,25 +607,25 @@ describe("a host that never answers", () => {
       for (let i = 0; i < 4; i++) {
         const d = {
           jobId: `job_b${i}`,
-          keyId: `key_${i}`,
+          keyId: "key_b",
           url: receiver.url,
           secret: newWebhookSecret(),
           body: body(i),
         };
         ids.push(await enqueueWebhook(outbox, d, clock));
       }
-      // Two in flight to the host at most: two timeouts, which open the breaker.
+      // Two in flight for the key to the host at most: two timeouts, which open the breaker.
       assert.equal(await worker.runDue(), 2);
       assert.equal(connections, 2);
       assert.deepEqual(
         reports.map((r) => r.last_error),
         ["no answer within 300 ms", "no answer within 300 ms"],
       );
-      // The other two are not sent: refused with the reason, retried after the breaker's time.
+      // The other two are not sent: held back with the reason, tried after the breaker's time, no attempt counted.
       assert.equal(await worker.runDue(), 2);
       assert.equal(connections, 2, "no connection while the breaker is open");
       for (const r of reports.slice(2)) {
-        assert.equal(r.attempts, 1);
+        assert.equal(r.attempts, 0);
         assert.equal(r.last_status, null);
         assert.match(
           r.last_error ?? "",
@@ -643,6 +643,122 @@ describe("a host that never answers", () => {
     } finally {
       await worker.stop();
       await receiver.close();
+    }
+  });
+
+  it("holds back only the key whose receiver is dead, not another key's deliveries to the same host", async () => {
+    const dead = await startReceiver(() => undefined);
+    const alive = await startReceiver((res) => res.end("ok"));
+    let clock = Date.now();
+    const reports: Array<[string, WebhookAttempt]> = [];
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      now: () => clock,
+      timeoutMs: 300,
+      leaseMs: 5_000,
+      breaker: { failuresToOpen: 1, openMs: 60_000 },
+      onAttempt: (jobId, a) => void reports.push([jobId, a]),
+    });
+    try {
+      const enqueue = (jobId: string, keyId: string, url: string) =>
+        enqueueWebhook(outbox, { jobId, keyId, url, secret: newWebhookSecret(), body: body() }, clock);
+      await enqueue("job_a1", "key_a", dead.url);
+      assert.equal(await worker.runDue(), 1, "key A's timeout opens key A's breaker for 127.0.0.1");
+      clock += 1_000;
+      await enqueue("job_b1", "key_b", alive.url);
+      assert.equal(await worker.runDue(), 1);
+      assert.equal(reports[1][0], "job_b1");
+      assert.equal(reports[1][1].last_status, 200, "key B's webhook to the same host goes out");
+      assert.equal(alive.seen.length, 1);
+    } finally {
+      await worker.stop();
+      await dead.close();
+      await alive.close();
+    }
+  });
+
+  it("keeps a delivery's retry schedule while the breaker holds it back", async () => {
+    const receiver = await startReceiver(() => undefined);
+    let clock = Date.now();
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      now: () => clock,
+      random: () => 0.5,
+      timeoutMs: 300,
+      leaseMs: 5_000,
+      breaker: { failuresToOpen: 1, openMs: 10_000 },
+      onAttempt: () => undefined,
+    });
+    try {
+      const enqueue = (n: number) =>
+        enqueueWebhook(
+          outbox,
+          { jobId: `job_s${n}`, keyId: "key_s", url: receiver.url, secret: newWebhookSecret(), body: body(n) },
+          clock,
+        );
+      await enqueue(1);
+      assert.equal(await worker.runDue(), 1, "the timeout opens the breaker");
+      const held = await enqueue(2);
+      // Held back again and again while the breaker stays open (each probe times out too): never attempted.
+      for (let round = 0; round < 6; round++) {
+        clock = Math.max(clock + 1, (await outbox.get(held))?.nextAttemptAt ?? clock);
+        await worker.runDue();
+      }
+      const d = await outbox.get(held);
+      assert.ok(d, "a delivery never attempted is not given up while the schedule's time lasts");
+      assert.equal(receiver.seen.filter((r) => r.headers["webhook-id"] === held).length, d.attempts);
+      assert.ok(d.attempts < MAX_ATTEMPTS, `only attempts made are counted: ${d.attempts}`);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
+  it("lets the next attempt probe when a half-open probe is refused before connecting", async () => {
+    const alive = await startReceiver((res) => res.end("ok"));
+    const dead = await startReceiver(() => undefined);
+    let clock = Date.now();
+    const reports = new Map<string, WebhookAttempt>();
+    const worker = createWebhookWorker({
+      store: outbox,
+      allowHosts: ALLOW,
+      now: () => clock,
+      timeoutMs: 300,
+      leaseMs: 5_000,
+      breaker: { failuresToOpen: 1, openMs: 10_000 },
+      onAttempt: (jobId, a) => void reports.set(jobId, a),
+    });
+    try {
+      const enqueue = (n: number, url: string) =>
+        enqueueWebhook(
+          outbox,
+          { jobId: `job_r${n}`, keyId: "key_r", url, secret: newWebhookSecret(), body: body(n) },
+          clock,
+        );
+      await enqueue(1, dead.url);
+      assert.equal(await worker.runDue(), 1);
+      assert.equal(reports.get("job_r1")?.last_status, null, "the timeout opens the breaker");
+      clock += 11_000;
+      // The half-open probe is a delivery to the same host whose URL is refused before anything is sent.
+      await enqueue(2, alive.url.replace("http://", "http://user:secret@"));
+      // The first delivery's retry is due too; the new delivery, a first attempt, goes first and is the probe.
+      assert.equal(await worker.runDue(), 2);
+      assert.match(reports.get("job_r2")?.last_error ?? "", /user name or password/, "the probe was refused");
+      clock += 1;
+      await enqueue(3, alive.url);
+      assert.equal(await worker.runDue(), 1);
+      assert.equal(
+        reports.get("job_r3")?.last_status,
+        200,
+        "the next delivery probes, and its answer closes the breaker",
+      );
+      assert.equal(alive.seen.length, 1);
+    } finally {
+      await worker.stop();
+      await alive.close();
+      await dead.close();
     }
   });
 });

@@ -11,12 +11,13 @@ export const GET = withApi(
   async ({ caller, svc, quota }) => {
     // A failed read means the store is down: the record still answers, marked degraded, with empty counters.
     const enhanceBucket = svc.buckets.freeEnhancements;
-    // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Upstash and Blob).
+    // DATA_DIR holds the SQLite file or local images unless both live elsewhere (Redis, and Blob or S3).
     const usesDisk = svc.backend.kind === "sqlite" || svc.storage.kind === "local";
-    const [usage, enhanceUsage, disk] = await Promise.all([
+    const [usage, enhanceUsage, disk, storageProblem] = await Promise.all([
       quota.read(),
       caller.plan === "free" ? quota.peek(enhanceBucket) : undefined,
       usesDisk ? svc.checkDisk(svc.config.dataDir, svc.config.images.minFreeDiskMb) : null,
+      svc.checkStorage(),
     ]);
     const status = buildStatus({
       plan: caller.plan,
@@ -24,6 +25,7 @@ export const GET = withApi(
       enhanceUsage: caller.plan === "free" ? (enhanceUsage ?? emptyUsage(enhanceBucket)) : undefined,
       storeHealthy: usage !== null && enhanceUsage !== null,
       disk,
+      storageProblem,
       config: svc.config,
       engines: svc.engines,
       enhancer: svc.enhancer,

@@ -1,5 +1,6 @@
 // Validates an enhance upload's shape: the fields and that an image file was sent. Nothing is decoded here: that
 // costs CPU and memory, so it runs only after the quota is taken.
+import { unconfiguredModeMessage } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { ModelChoice } from "@/lib/enhance/types";
 import type { Upload } from "@/lib/http/read-upload";
@@ -61,7 +62,10 @@ export function parseEnhance(upload: Upload): EnhanceUpload {
     let model: ModelChoice = DEFAULT_ENHANCE_MODE;
     if ("model" in upload.fields) {
       const parsed = modelFieldSchema.safeParse(upload.fields.model.trim());
-      if (!parsed.success) throw new ApiError("invalid_model", INVALID_ENHANCE_MODE_MESSAGE);
+      if (!parsed.success) {
+        const message = unconfiguredModeMessage(upload.fields.model.trim()) ?? INVALID_ENHANCE_MODE_MESSAGE;
+        throw new ApiError("invalid_model", message, { param: "model" });
+      }
       model = parsed.data;
     }
     const webhookUrl = upload.fields.webhook_url?.trim() || undefined;

@@ -7,7 +7,7 @@ import { applyPatch, type JobStore } from "@/lib/jobs/store";
 import { FINISHED_JOB_TTL_MS, isFinished, type JobRecord } from "@/lib/jobs/types";
 import type { NewDelivery } from "@/lib/webhooks/outbox";
 import type { RedisClient } from "./client";
-import { ADD_DELIVERY_LUA, CHECK_DELIVERY_KEYS_LUA, deliveryArgs, outboxKeys } from "./delivery";
+import { ADD_DELIVERY_LUA, CHECK_DELIVERY_KEYS_LUA, deliveryArgs, outboxKeys, QUEUE_LUA } from "./delivery";
 
 const jobKey = (id: string) => `darkroom:job:${id}`;
 const ACTIVE = "darkroom:jobs:active"; // sorted set: job id by lease end
@@ -41,15 +41,15 @@ return 1
 
 /**
  * WRITE_JOB and, in the same script, the webhook delivery the write makes (a job's end). KEYS: job, active set,
- * delivery hash, due set, meta hash. ARGV: as WRITE_JOB, then deliveryArgs. Redis does not undo a script that
+ * delivery hash, due set, meta hash, queue, queued keys. ARGV: as WRITE_JOB, then deliveryArgs. Redis does not undo a script that
  * fails halfway, so every key is checked before anything is written: the end and the delivery land together or not
  * at all. A retry of a write that landed finds its data one version on, delivery included, and writes nothing.
  */
 const WRITE_JOB_WITH_DELIVERY = `
-${VERSION_GATE_LUA}local dkey, due, meta = KEYS[3], KEYS[4], KEYS[5]
+${VERSION_GATE_LUA}local dkey, due, meta, queue, keyset = KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local id, at, metaValue = ARGV[6], ARGV[7], ARGV[8]
 local fields = {unpack(ARGV, 9)}
-${CHECK_DELIVERY_KEYS_LUA}
+${CHECK_DELIVERY_KEYS_LUA}${QUEUE_LUA}
 redis.call("HSET", KEYS[1], "v", tostring(v + 1), "data", ARGV[2])
 redis.call("PEXPIRE", KEYS[1], ARGV[3])
 if ARGV[4] == "" then redis.call("ZREM", KEYS[2], ARGV[5]) else redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5]) end
@@ -98,7 +98,15 @@ export function openUpstashJobStore(redis: RedisClient): JobStore {
       job.id,
     ];
     if (!delivery) return call("write", () => writeJob.exec([jobKey(job.id), ACTIVE], args));
-    const keys = [jobKey(job.id), ACTIVE, outbox.delivery(delivery.id), outbox.due, outbox.meta];
+    const keys = [
+      jobKey(job.id),
+      ACTIVE,
+      outbox.delivery(delivery.id),
+      outbox.due,
+      outbox.meta,
+      outbox.queue,
+      outbox.keys,
+    ];
     return call("write", () => writeJobWithDelivery.exec(keys, [...args, ...deliveryArgs(delivery)]));
   };
 

@@ -47,31 +47,46 @@ export function insertDelivery(db: Database.Database, d: NewDelivery): void {
 }
 
 /**
- * The fair claim. Due rows are ranked within their key and within their host (first attempts first, then oldest);
- * a row is taken only while its rank fits in what its key and its host have left under the caps (leased rows whose
- * lease holds are in flight). Taking rows in rank order across keys is the round-robin. A host's rank also counts
- * rows its key's cap held back, so a claim can take fewer than the caps allow, never more; the next claim takes
- * the rest.
+ * The fair claim, in three steps, each over what the one before let through: due rows are ranked within their key
+ * and host (first attempts first, then oldest) and kept while the rank fits in what that key and host have left under
+ * its cap; those are ranked within their key, then within their host, the same way (leased rows whose lease holds
+ * are in flight). So one key's backlog to a host never counts against another key's place there. Taking rows in
+ * rank order across keys is the round-robin.
  */
 const CLAIM = `
 WITH inflight AS (
   SELECT key_id, host FROM webhook_deliveries WHERE lease IS NOT NULL AND next_attempt_at > @now
 ), due AS (
-  SELECT id, key_id, host, attempts > 0 AS retry, next_attempt_at,
-    ROW_NUMBER() OVER (PARTITION BY key_id ORDER BY attempts > 0, next_attempt_at, created_at) AS key_rank,
-    ROW_NUMBER() OVER (PARTITION BY host ORDER BY attempts > 0, next_attempt_at, created_at) AS host_rank
+  SELECT id, key_id, host, attempts > 0 AS retry, next_attempt_at, created_at,
+    ROW_NUMBER() OVER (PARTITION BY key_id, host ORDER BY attempts > 0, next_attempt_at, created_at) AS pair_rank
   FROM webhook_deliveries WHERE next_attempt_at <= @now
+), by_pair AS (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY key_id ORDER BY retry, next_attempt_at, created_at) AS key_rank
+  FROM due
+  WHERE pair_rank <= @perKeyHost
+    - (SELECT count(*) FROM inflight WHERE inflight.key_id = due.key_id AND inflight.host = due.host)
+), by_key AS (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY host ORDER BY retry, next_attempt_at, created_at) AS host_rank
+  FROM by_pair
+  WHERE key_rank <= @perKey - (SELECT count(*) FROM inflight WHERE inflight.key_id = by_pair.key_id)
 ), chosen AS (
-  SELECT id FROM due
-  WHERE key_rank <= @perKey - (SELECT count(*) FROM inflight WHERE inflight.key_id = due.key_id)
-    AND host_rank <= @perHost - (SELECT count(*) FROM inflight WHERE inflight.host = due.host)
+  SELECT id FROM by_key
+  WHERE host_rank <= @perHost - (SELECT count(*) FROM inflight WHERE inflight.host = by_key.host)
   ORDER BY retry, key_rank, next_attempt_at
   LIMIT @limit
 )
 UPDATE webhook_deliveries SET next_attempt_at = @leaseEnd, lease = @lease WHERE id IN (SELECT id FROM chosen)
 RETURNING *`;
 
-type ClaimParams = { now: number; leaseEnd: number; lease: string; limit: number; perKey: number; perHost: number };
+type ClaimParams = {
+  now: number;
+  leaseEnd: number;
+  lease: string;
+  limit: number;
+  perKey: number;
+  perKeyHost: number;
+  perHost: number;
+};
 
 function prepareStatements(db: Database.Database) {
   return {
@@ -104,7 +119,8 @@ export function openSqliteWebhookOutbox(conn: SqliteConnection): WebhookOutbox {
     },
     async claimDue(now, leaseMs, limit, caps = CLAIM_LIMITS) {
       const lease = crypto.randomUUID();
-      const params = { now, leaseEnd: now + leaseMs, lease, limit, perKey: caps.perKey, perHost: caps.perHost };
+      const { perKey, perKeyHost, perHost } = caps;
+      const params = { now, leaseEnd: now + leaseMs, lease, limit, perKey, perKeyHost, perHost };
       const rows = await run("claimDue", (s) => (s.anyDue.get(now) ? s.claim.all(params) : []));
       return rows.map((row): ClaimedDelivery => ({ ...toDelivery(row), lease })).sort(claimOrder);
     },

@@ -26,7 +26,7 @@ export async function GET(req: Request): Promise<Response> {
     if (!secret) throw new ApiError("not_found", "No such API endpoint. See /docs.");
     const presented = /^Bearer +(\S+) *$/i.exec(req.headers.get("authorization") ?? "")?.[1];
     const identity = identityOfIp(readClientIp(req, svc));
-    const outcome = await attemptSecret(svc, CRON_ATTEMPTS, identity, presented, secret);
+    const outcome = await attemptSecret(svc, "cron", CRON_ATTEMPTS, identity, presented, secret);
     if (!outcome.ok && outcome.locked) {
       throw new ApiError("rate_limited", "Too many wrong cron secrets from this address. Try again later.", {
         retryAfter: secondsUntil(outcome.retryAtMs),
