@@ -1,4 +1,4 @@
-// Per-request CSP nonce and security headers for pages; API (/api, /v1), CDN and static routes bypass it so uploads
+// Per-request CSP nonce and security headers for pages; API (/api, /v1, /mcp), CDN and static routes bypass it so uploads
 // stream.
 import { type NextRequest, NextResponse } from "next/server";
 
@@ -70,5 +70,5 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  matcher: ["/((?!api/|api$|v1/|v1$|metrics$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
+  matcher: ["/((?!api/|api$|v1/|v1$|mcp$|metrics$|cdn/|_next/static|_next/image|favicon\\.ico|icon\\.svg).*)"],
 };

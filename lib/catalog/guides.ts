@@ -28,6 +28,11 @@ export const GUIDES: readonly Guide[] = [
     title: "OpenAI-compatible API",
     covers: "/v1 for the openai SDKs, the AI SDK, Open WebUI, LibreChat and AnythingLLM: fields, errors, streaming",
   },
+  {
+    slug: "mcp",
+    title: "MCP server",
+    covers: "/mcp for assistants and agents: the tools, results, progress and jobs, configuring clients",
+  },
   { slug: "enhancement", title: "Enhancement engine", covers: "the super-resolution models, operator models, runtime" },
   { slug: "image-library", title: "Image library", covers: "image records, retention, deletes on Vercel Blob" },
   { slug: "production-backends", title: "Production backends", covers: "Redis and Vercel Blob instead of DATA_DIR" },
