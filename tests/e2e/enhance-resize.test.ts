@@ -120,7 +120,7 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
     page.getByTestId("enhance").click(),
   ]);
   assert.equal(response.status(), 202, "accepted as a job");
-  await page.getByTestId("compare").waitFor();
+  await page.getByTestId("compare").waitFor({ timeout: 120_000 });
   // The server reports what it received: the resized copy. The page says where that came from.
   assert.equal(await page.getByTestId("original-size").innerText(), `${toW} × ${toH}`);
   assert.equal(await page.getByTestId("enhanced-size").innerText(), `${toW * 2} × ${toH * 2}`);
@@ -157,7 +157,7 @@ test("a sideways-stored JPEG is resized upright, as the server would orient it",
   assert.deepEqual([fromW, fromH], [1200, 1600], "dimensions as displayed, after EXIF orientation");
   assert.ok(toH > toW, `still portrait: ${toW}×${toH}`);
   await page.getByTestId("enhance").click();
-  await page.getByTestId("compare").waitFor();
+  await page.getByTestId("compare").waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId("original-size").innerText(), `${toW} × ${toH}`);
   assert.deepEqual(problems, []);
   await context.close();

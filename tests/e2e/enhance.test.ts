@@ -93,7 +93,7 @@ test("an enhance of an untouched small upload, with the compare slider moved by 
   await page.getByRole("radio", { name: "2×" }).check();
   await page.getByTestId("enhance").click();
 
-  await page.getByTestId("compare").waitFor();
+  await page.getByTestId("compare").waitFor({ timeout: 120_000 });
   // Within the default limits the file goes up byte for byte, under its own name.
   const [sent] = await sentImages();
   assert.deepEqual({ name: sent.name, type: sent.type }, { name: "harbour.png", type: "image/png" });
