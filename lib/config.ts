@@ -83,6 +83,8 @@ const envSchema = z
     REDIS_URL: optionalText.pipe(
       z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
     ),
+    // How long one call to Redis (either transport) may take before the store counts as unavailable (503 busy).
+    REDIS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1500),
     BLOB_READ_WRITE_TOKEN: optionalText,
     // Any S3-compatible bucket (docs/storage.md), through the AWS SDK's standard variables.
     S3_BUCKET: optionalText.pipe(
@@ -425,9 +427,9 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
     // (lib/store/redis/client.ts picks the transport from the URL's scheme).
     upstash: env.REDIS_URL
-      ? { url: env.REDIS_URL, token: "" }
+      ? { url: env.REDIS_URL, token: "", timeoutMs: env.REDIS_TIMEOUT_MS }
       : env.UPSTASH_REDIS_REST_URL && env.UPSTASH_REDIS_REST_TOKEN
-        ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN }
+        ? { url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN, timeoutMs: env.REDIS_TIMEOUT_MS }
         : undefined,
     blobToken: env.BLOB_READ_WRITE_TOKEN,
     s3: readS3Settings(env),

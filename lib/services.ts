@@ -125,7 +125,9 @@ export function createServices(
     config,
     backend,
     statusGuard:
-      backend.kind === "sqlite" ? createMemoryWindow() : createUpstashGuard((backend as RedisBackend).client),
+      backend.kind === "sqlite"
+        ? createMemoryWindow()
+        : createUpstashGuard((backend as RedisBackend).client, { timeoutMs: (backend as RedisBackend).timeoutMs }),
     storage,
     checkStorage: createStorageHealth(storage),
     engines: overrides.engines ?? createEngines(config.generation),

@@ -132,7 +132,7 @@ export function runWebhooksSuite(backend: Backend) {
         assert.equal(receiver.got.length, 0);
 
         await outbox.mend();
-        const hit = await until("the webhook", async () => receiver.got[0], 30_000);
+        const hit = await until("the webhook", async () => receiver.got[0], 120_000);
         const payload = JSON.parse(hit.body) as { type: string; data: { id: string; status: string } };
         assert.equal(payload.data.id, id);
         const record = await until(
@@ -141,7 +141,7 @@ export function runWebhooksSuite(backend: Backend) {
             const r = await jobOf(app, id, key);
             return r.json.webhook?.delivered_at ? r : undefined;
           },
-          15_000,
+          120_000,
         );
         assert.equal(payload.type, `job.${record.json.status}`);
         assert.equal(payload.data.status, record.json.status);
@@ -169,7 +169,7 @@ export function runWebhooksSuite(backend: Backend) {
         await until(
           "the job running",
           async () => ((await jobOf(first.app, id, key)).json.status === "running" ? true : undefined),
-          30_000,
+          120_000,
         );
         first.app.kill();
         fakes.resetAll();
@@ -181,7 +181,7 @@ export function runWebhooksSuite(backend: Backend) {
             const r = await jobOf(app, id, key);
             return r.json.webhook?.attempts > 0 ? r : undefined;
           },
-          30_000,
+          120_000,
         );
         assert.equal(record.json.status, "failed");
         assert.deepEqual(record.json.webhook, {
@@ -229,7 +229,7 @@ export function runWebhooksSuite(backend: Backend) {
           const r: Reply = await jobOf(app, id, key);
           return r.json.finished_at ? Date.parse(r.json.finished_at) : undefined;
         },
-        10_000,
+        120_000,
       );
       return (hit.at - finished) / 1000;
     }

@@ -33,6 +33,9 @@ export async function startBackends(transport: Exclude<Backend, "embedded"> = "u
       BLOB_READ_WRITE_TOKEN: blob.token,
       VERCEL_BLOB_API_URL: blob.apiUrl,
       KEY_PEPPER: crypto.randomBytes(32).toString("hex"),
+      // The bridge runs in the test process, which shares two cores with several apps under test: a call may wait
+      // far past the 1.5 s default there. Tests of an unavailable store stop Redis, which fails at once.
+      REDIS_TIMEOUT_MS: "10000",
     },
     redis,
     bridge,

@@ -106,8 +106,12 @@ describe("the Redis backend", () => {
       {
         url: "rediss://user:pw@redis.example.com:6380/2",
         token: "",
+        timeoutMs: 1500,
       },
     );
+    const slow = { UPSTASH_REDIS_REST_URL: "https://r.example.com", UPSTASH_REDIS_REST_TOKEN: "t", KEY_PEPPER: pepper };
+    assert.equal(parseConfig({ ...slow, REDIS_TIMEOUT_MS: "8000" }).upstash?.timeoutMs, 8000);
+    assert.throws(() => parseConfig({ ...slow, REDIS_TIMEOUT_MS: "10" }), ConfigError);
     assert.equal(parseConfig({}).upstash, undefined);
     assert.equal(parseConfig({}).shutdownGraceMs, 30_000);
   });

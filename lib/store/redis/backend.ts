@@ -5,7 +5,7 @@ import { announcingJobStore, type JobChangeFeed } from "@/lib/jobs/changes";
 import type { Backend, BackendOptions } from "@/lib/store/backend";
 import { noUsageHistory } from "@/lib/usage/history";
 import { openUpstashAuditLog } from "./audit";
-import { createRedisClient, type RedisClient, type RedisOptions } from "./client";
+import { createRedisClient, DEFAULT_TIMEOUT_MS, type RedisClient, type RedisOptions } from "./client";
 import { openUpstashIdempotency } from "./idempotency";
 import { openUpstashImageStore } from "./images";
 import { openUpstashJobStore } from "./jobs";
@@ -21,6 +21,8 @@ import { openUpstashWaitlist } from "./waitlist";
 export type RedisBackend = Backend & {
   readonly kind: "upstash" | "redis";
   client: RedisClient;
+  /** How long one call may take before the store counts as unavailable. */
+  readonly timeoutMs: number;
   /** Job changes pushed between instances: over REDIS_URL only (REST has no subscriptions, and each publish costs). */
   jobChanges?: JobChangeFeed;
 };
@@ -36,7 +38,8 @@ function jobChangeFeed(client: TcpRedis): JobChangeFeed {
   };
 }
 
-export function openRedisBackend(client: RedisClient, opts: BackendOptions): RedisBackend {
+export function openRedisBackend(client: RedisClient, opts: BackendOptions & { timeoutMs?: number }): RedisBackend {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const usage =
     opts.usageHistoryDays === 0 ? noUsageHistory : openUpstashUsageHistory(client, { keepDays: opts.usageHistoryDays });
   const images = openUpstashImageStore(client);
@@ -46,12 +49,13 @@ export function openRedisBackend(client: RedisClient, opts: BackendOptions): Red
   return {
     kind: client instanceof TcpRedis ? "redis" : "upstash",
     client,
+    timeoutMs,
     quota: openUpstashQuota(client),
     keys: openUpstashKeys(client),
     waitlist: openUpstashWaitlist(client),
     audit: openUpstashAuditLog(client),
     sessions: openUpstashSessions(client),
-    attempts: openUpstashSlidingWindow(client),
+    attempts: openUpstashSlidingWindow(client, { timeoutMs }),
     images,
     jobs: jobChanges ? announcingJobStore(jobs, jobChanges) : jobs,
     jobChanges,
@@ -73,5 +77,8 @@ export function openRedisBackend(client: RedisClient, opts: BackendOptions): Red
 }
 
 export function openUpstashBackend(opts: RedisOptions & Partial<BackendOptions>): RedisBackend {
-  return openRedisBackend(createRedisClient(opts), { usageHistoryDays: opts.usageHistoryDays ?? 90 });
+  return openRedisBackend(createRedisClient(opts), {
+    usageHistoryDays: opts.usageHistoryDays ?? 90,
+    timeoutMs: opts.timeoutMs,
+  });
 }

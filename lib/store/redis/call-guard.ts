@@ -5,10 +5,10 @@ import { StoreUnavailable } from "@/lib/errors";
 import type { WindowCounter } from "@/lib/quota/memory-window";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
 import { call } from "./call";
-import { forRatelimit, type RedisClient } from "./client";
+import { DEFAULT_TIMEOUT_MS, forRatelimit, type RedisClient } from "./client";
 
 export function createUpstashGuard(redis: RedisClient, opts: { timeoutMs?: number } = {}): WindowCounter {
-  const timeoutMs = opts.timeoutMs ?? 1500;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // The backend's one client: its single quick retry could count a call whose answer was lost twice, which only
   // errs toward refusing.
   const limiters = new Map<string, Ratelimit>();

@@ -39,8 +39,11 @@ export type RedisClient = Pick<
 
 export const isTcpRedisUrl = (url: string) => /^rediss?:\/\//i.test(url);
 
+/** REDIS_TIMEOUT_MS's default: one call's deadline, after which the store counts as unavailable. */
+export const DEFAULT_TIMEOUT_MS = 1500;
+
 export function createRedisClient(opts: RedisOptions): RedisClient {
-  const timeoutMs = opts.timeoutMs ?? 1500;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (isTcpRedisUrl(opts.url)) return new TcpRedis({ url: opts.url, timeoutMs });
   const rest: RedisClient = new Redis({
     url: opts.url,

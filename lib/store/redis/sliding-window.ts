@@ -7,10 +7,10 @@ import { StoreUnavailable } from "@/lib/errors";
 import type { SlidingWindowCounter } from "@/lib/quota/sliding";
 import { type Bucket, windowStartOf } from "@/lib/quota/types";
 import { call } from "./call";
-import { forRatelimit, type RedisClient } from "./client";
+import { DEFAULT_TIMEOUT_MS, forRatelimit, type RedisClient } from "./client";
 
 export function openUpstashSlidingWindow(redis: RedisClient, opts: { timeoutMs?: number } = {}): SlidingWindowCounter {
-  const timeoutMs = opts.timeoutMs ?? 1500;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limiters = new Map<string, Ratelimit>();
   const limiterOf = (bucket: Bucket) => {
     const id = `${bucket.name}\n${bucket.limit}\n${bucket.windowMs}`;
