@@ -4,7 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type * as Ort from "onnxruntime-node";
 import { describeError, log } from "../../log";
-import { ensureInt8Model } from "./calibrate";
+import { int8WeightBits } from "../precision";
+import { ensureInt8ModelApart } from "./make-int8";
 import { readOnnxMetadata } from "./onnx-metadata";
 import { ensureConvertedModel } from "./package-models";
 import type { ModelInfo, ModelRef, Precision, SrWorkerData } from "./protocol";
@@ -36,12 +37,15 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
   if (model.kind === "package" && model.precision === "int8") {
     let session: SrSession | undefined;
     try {
-      const file = await ensureInt8Model(ort, {
-        ...env,
+      // Made in a child process on first use, so calibration's peak leaves with it (make-int8.ts).
+      const file = await ensureInt8ModelApart({
+        cacheDir: env.cacheDir,
+        root: env.root,
+        threads: env.threads,
         pkg: model.pkg,
         scale: model.scale,
-        bits: env.int8Weights?.bits,
-        weightType: env.int8Weights?.type,
+        bits: env.int8Weights?.bits ?? int8WeightBits(),
+        weightType: env.int8Weights?.type ?? "int8",
       });
       session = await openFile(ort, file, model, env, "int8");
       // A probe run: a kernel missing at run time fails here, not in a request.
