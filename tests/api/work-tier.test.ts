@@ -242,6 +242,28 @@ describe("the BullMQ work tier", { skip }, () => {
     }
   });
 
+  it("answers /v1 image generations through the tier as inline does, b64_json included", async () => {
+    const body = JSON.stringify({ prompt: "a lantern on a jetty", n: 2, seed: 9 });
+    const ask = async (app: App) => {
+      const { key } = await createKey(app, "tier-v1");
+      return call(app.url, "/v1/images/generations", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body,
+      });
+    };
+    const [viaTier, viaInline] = [await ask(b), await ask(inline)];
+    assert.equal(viaTier.status, 200, viaTier.text);
+    assert.equal(viaInline.status, 200, viaInline.text);
+    assert.deepEqual(Object.keys(viaTier.json).sort(), Object.keys(viaInline.json).sort());
+    assert.equal(viaTier.json.size, viaInline.json.size);
+    assert.equal(viaTier.json.data.length, 2);
+    for (const [i, item] of viaTier.json.data.entries()) {
+      assert.deepEqual(Object.keys(item).sort(), Object.keys(viaInline.json.data[i]).sort());
+      assert.equal(item.b64_json, viaInline.json.data[i].b64_json, "the same seed makes the same image");
+    }
+  });
+
   it("finishes a job whose worker was SIGKILLed on another: one unit, one image, one webhook", async () => {
     const { key } = await createKey(a, "tier-kill");
     comfy.stepDelayMs = 400;
