@@ -301,7 +301,7 @@ test("where the events stream cannot be read, the page polls the job instead", a
   fakes.bfl.pendingPolls = 10;
   await page.getByRole("textbox", { name: "Prompt" }).fill("a kite seen through a proxy");
   await page.getByTestId("generate").click();
-  await page.getByTestId("result-image").waitFor({ timeout: 40_000 });
+  await page.getByTestId("result-image").waitFor({ timeout: 120_000 });
   assert.equal(streams, 3, "three failed streams, then polling");
   assert.ok(polls.length >= 2 && polls.every((h) => h === "XMLHttpRequest"), String(polls));
   assert.deepEqual(problems, []);
