@@ -34,7 +34,9 @@ describe("the error table", () => {
     const filtered = openaiErrorBody(new ApiError("content_filtered", "blocked"));
     assert.deepEqual(filtered, {
       status: 400,
-      body: { error: { message: "blocked", type: "invalid_request_error", param: "prompt", code: "moderation_blocked" } },
+      body: {
+        error: { message: "blocked", type: "invalid_request_error", param: "prompt", code: "moderation_blocked" },
+      },
     });
     const busy = openaiErrorBody(new ApiError("busy", "full"));
     assert.deepEqual(busy.body.error, { message: "full", type: "server_error", param: null, code: "busy" });
