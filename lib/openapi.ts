@@ -4,7 +4,7 @@ import { DEFAULT_ENHANCE_MODE, describeEnhanceModes } from "@/lib/catalog/enhanc
 import { DEFAULT_MODEL } from "@/lib/catalog/models";
 import { accountResponseSchema, usageResponseSchema } from "@/lib/schemas/account";
 import { enhanceRequestSchema, enhanceResponseSchema } from "@/lib/schemas/enhance";
-import { ERROR_CODES, type ErrorCode } from "@/lib/schemas/error-codes";
+import { ERROR_CODES, type ErrorCode, openaiAnswerOf } from "@/lib/schemas/error-codes";
 import { errorBodySchema } from "@/lib/schemas/errors";
 import { PROMPT_MAX_CODE_POINTS } from "@/lib/schemas/fields";
 import { generateMultipartSchema, generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
@@ -16,7 +16,6 @@ import {
 } from "@/lib/schemas/images";
 import { jobAcceptedSchema, jobSchema } from "@/lib/schemas/jobs";
 import {
-  OPENAI_ANSWERS,
   openaiEditsMultipartSchema,
   openaiErrorSchema,
   openaiGenerationsSchema,
@@ -503,7 +502,7 @@ function operationIdOf(ep: Endpoint): string {
 }
 
 export function statusOf(code: ErrorCode, body: Endpoint["errorBody"] = undefined): number {
-  return (body === "openai" && OPENAI_ANSWERS[code]?.status) || ERROR_CODES[code].status;
+  return body === "openai" ? openaiAnswerOf(code).status : ERROR_CODES[code].status;
 }
 
 export function buildOpenApi(origin: string): JsonSchema {
@@ -552,7 +551,7 @@ export function buildOpenApi(origin: string): JsonSchema {
     }
     for (const [status, codes] of byStatus) {
       responses[String(status)] = {
-        description: `Error: ${codes.map((c) => (ep.errorBody === "openai" && OPENAI_ANSWERS[c]?.code) || c).join(", ")}.`,
+        description: `Error: ${codes.map((c) => (ep.errorBody === "openai" ? openaiAnswerOf(c).code : c)).join(", ")}.`,
         headers: refsFor(status),
         content: { "application/json": { schema: ep.errorBody === "openai" ? openaiErrorRef : errorRef } },
       };

@@ -92,11 +92,6 @@ export type OpenAIGenerations = z.infer<typeof openaiGenerationsSchema>;
 export type OpenAIEdits = z.infer<typeof openaiEditsSchema>;
 export type OpenAIVariations = z.infer<typeof openaiVariationsSchema>;
 
-/** Where OpenAI answers differently from /api: a filtered prompt is its 400 `moderation_blocked`. */
-export const OPENAI_ANSWERS: Partial<Record<ErrorCode, { status: number; code: string }>> = {
-  content_filtered: { status: 400, code: "moderation_blocked" },
-};
-
 /** Which error code and message a failing field gets, in the order fields are checked; `param` is the field. */
 export const OPENAI_FIELD_ERRORS: [string, ErrorCode, string][] = [
   ["prompt", "invalid_prompt", `prompt must be 1 to ${OPENAI_PROMPT_MAX} characters, not only whitespace.`],

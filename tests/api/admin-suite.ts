@@ -9,7 +9,7 @@ import { sessionCookieValue } from "@/lib/http/admin-auth";
 import { keyListView, waitlistEntryView } from "@/lib/schemas/admin";
 import { type App, createKey, runScript, startApp } from "../helpers/app";
 import { type Backend, type Backends, startBackends } from "../helpers/backends";
-import { BROWSER, type CallOptions, call, enhance, generate, type Reply } from "../helpers/http";
+import { awayFromMinuteEdge, BROWSER, type CallOptions, call, enhance, generate, type Reply } from "../helpers/http";
 import { pngOf } from "../helpers/images";
 
 export const ADMIN_TOKEN = `admin-${crypto.randomBytes(24).toString("hex")}`;
@@ -38,12 +38,6 @@ export function assertError(res: Reply, status: number, code: string) {
   assert.equal(res.json.error.code, code, res.text);
   assert.match(res.json.error.request_id, /^req_/);
   assert.match(String(res.headers["content-type"]), /^application\/json/);
-}
-
-/** Milliseconds until the next epoch-aligned minute, when the per-minute guard starts afresh. */
-async function awayFromMinuteEdge(needMs: number) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
 }
 
 export function runAdminSuite(backend: Backend) {

@@ -166,7 +166,7 @@ test("edit with a mouse-painted mask: four webp variants in a grid, labelled, th
 
   await page.getByTestId("generate").click();
   const cells = page.getByTestId("result-grid").getByTestId("result-cell");
-  await cells.nth(3).waitFor({ timeout: 60_000 });
+  await cells.nth(3).waitFor({ timeout: 120_000 });
   assert.equal(await cells.count(), 4);
   for (let i = 0; i < 4; i++) {
     assert.match(await cells.nth(i).innerText(), new RegExp(`Variant ${i + 1}[\\s\\S]*Preview · not AI`));
@@ -320,7 +320,7 @@ test("on a phone a finger paints the mask (touch events), without scrolling the 
 
   await page.getByRole("textbox", { name: "Prompt" }).fill("a lamp post made of glass");
   await page.getByTestId("generate").tap();
-  await page.getByTestId("result-image").waitFor({ timeout: 60_000 });
+  await page.getByTestId("result-image").waitFor({ timeout: 120_000 });
   assert.match(await page.getByTestId("result").innerText(), /Preview renderer · not AI/);
   await page.getByTestId("not-ai-note").waitFor();
 
@@ -381,7 +381,7 @@ test("the keyboard paints the mask: Tab to the canvas, arrows move the brush, Sp
 
   await page.getByRole("textbox", { name: "Prompt" }).fill("a paper lantern");
   await page.getByTestId("generate").click();
-  await page.getByTestId("result-image").waitFor({ timeout: 60_000 });
+  await page.getByTestId("result-image").waitFor({ timeout: 120_000 });
   const [form] = await sentForms();
   const mask = await maskPixels(form.files.mask);
   assert.deepEqual([mask.width, mask.height], [W, H]);
@@ -429,7 +429,7 @@ test("pasting or dropping an image starts an edit of it; without a mask the whol
   await page.getByRole("slider", { name: "Strength" }).fill("0.3");
   await page.getByRole("textbox", { name: "Prompt" }).fill("warmer light");
   await page.getByTestId("generate").click();
-  await page.getByTestId("result-image").waitFor({ timeout: 60_000 });
+  await page.getByTestId("result-image").waitFor({ timeout: 120_000 });
   const [form] = await sentForms();
   assert.equal(form.files.mask, undefined, "no mask painted: no mask sent");
   assert.equal(form.fields.strength, "0.3");

@@ -88,7 +88,7 @@ test("a photo over the deployment's byte limit is resized in the browser, then e
 
   await page.locator("#image-file").setInputFiles({ name: "harbour.png", mimeType: "image/png", buffer: photo });
   const notice = page.getByTestId("resize-notice");
-  await notice.waitFor({ timeout: 30_000 });
+  await notice.waitFor();
   const message = (await notice.innerText()).trim();
   const m = RESIZED.exec(message);
   assert.ok(m, `unexpected notice: ${message}`);
@@ -150,7 +150,7 @@ test("a sideways-stored JPEG is resized upright, as the server would orient it",
   await page.getByTestId("upload-limits").filter({ hasText: "300 KB" }).waitFor();
   await page.locator("#image-file").setInputFiles({ name: "portrait.jpg", mimeType: "image/jpeg", buffer: jpeg });
   const notice = page.getByTestId("resize-notice");
-  await notice.waitFor({ timeout: 30_000 });
+  await notice.waitFor();
   const m = RESIZED.exec((await notice.innerText()).trim());
   assert.ok(m, await notice.innerText());
   const [fromW, fromH, , toW, toH] = m.slice(1).map(Number);

@@ -39,7 +39,7 @@ beforeEach(() => fakes.resetAll());
 
 const jobCall = (url: string, from: string, method = "GET") => call(url, "", { method, headers: BROWSER, from });
 
-async function untilJob(url: string, from: string, done: (r: Reply) => boolean, timeoutMs = 30_000) {
+async function untilJob(url: string, from: string, done: (r: Reply) => boolean, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await jobCall(url, from);
@@ -164,7 +164,7 @@ test("a generation shows its place in line, then its stage, then the image", asy
   assert.deepEqual(await axeBothThemes(page), []);
 
   const image = page.getByTestId("result-image");
-  await image.waitFor({ timeout: 30_000 });
+  await image.waitFor();
   await page.getByTestId("announcer").filter({ hasText: "Image ready" }).waitFor();
   assert.match(await page.getByTestId("result").innerText(), /a lighthouse in a storm[\s\S]*alpha-pro/);
   assert.equal(await page.getByTestId("history").getByRole("listitem").count(), 1);
@@ -270,7 +270,7 @@ test("a reload picks the running job up again and shows the finished image", asy
   );
   assert.equal(await page.getByRole("radio", { name: /16:9/ }).isChecked(), true);
   assert.equal(await page.getByTestId("cancel-job").isEnabled(), true);
-  await page.getByTestId("result-image").waitFor({ timeout: 30_000 });
+  await page.getByTestId("result-image").waitFor();
   assert.deepEqual(jobReads.slice(0, 2), [`GET /api/jobs/${id}`, `GET /api/jobs/${id}/events`]);
   assert.deepEqual(generateCalls, ["POST"], "the reload sent nothing new");
   assert.match(await page.getByTestId("result").innerText(), /after the reload[\s\S]*Cinematic[\s·]+16:9/);
@@ -301,7 +301,7 @@ test("where the events stream cannot be read, the page polls the job instead", a
   fakes.bfl.pendingPolls = 10;
   await page.getByRole("textbox", { name: "Prompt" }).fill("a kite seen through a proxy");
   await page.getByTestId("generate").click();
-  await page.getByTestId("result-image").waitFor({ timeout: 40_000 });
+  await page.getByTestId("result-image").waitFor({ timeout: 120_000 });
   assert.equal(streams, 3, "three failed streams, then polling");
   assert.ok(polls.length >= 2 && polls.every((h) => h === "XMLHttpRequest"), String(polls));
   assert.deepEqual(problems, []);
@@ -354,7 +354,7 @@ test("an enhancement shows its place in line and its progress, then the before a
   assert.deepEqual(await axeBothThemes(page), []);
 
   await slot.release();
-  await page.getByTestId("compare").waitFor({ timeout: 60_000 });
+  await page.getByTestId("compare").waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId("enhanced-size").innerText(), "1280 × 960");
   await page.getByTestId("announcer").filter({ hasText: "Enhanced from 640x480 to 1280x960" }).waitFor();
   assert.match(await meterText(page), /^4 of 5 free enhancements/);
@@ -373,7 +373,7 @@ test("an enhancement followed across a reload ends with the enhanced image", asy
   await page.getByTestId("job-label").filter({ hasText: "Waiting — 1st in line" }).waitFor();
   await page.getByTestId("preview-empty").filter({ hasText: "Still enhancing your photo" }).waitFor();
   await slot.release();
-  await page.getByTestId("enhanced-image").waitFor({ timeout: 60_000 });
+  await page.getByTestId("enhanced-image").waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId("enhanced-size").innerText(), "640 × 480");
   assert.match(await page.locator("figure").innerText(), /original isn't kept across a page reload/);
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("download").click()]);

@@ -84,7 +84,11 @@ export async function startApp(
     const deadline = Date.now() + 120_000;
     while (!/ready on/.test(output)) {
       if (child.exitCode !== null) throw new Error(`app exited early (${child.exitCode}):\n${output}`);
-      if (Date.now() > deadline) throw new Error(`app did not start in time:\n${output}`);
+      if (Date.now() > deadline) {
+        // Not left running: a live child would keep the test process (and the whole run) waiting forever.
+        process.kill(-child.pid!, "SIGKILL");
+        throw new Error(`app did not start in time:\n${output}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   };

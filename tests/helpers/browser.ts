@@ -28,6 +28,12 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: executablePath(), args: ARGS, headless: true });
 }
 
+/**
+ * How long a page waits for what it expects: an enhancement or a generation shown on the page can take a minute
+ * when CI runs several suites on two cores. Speed is the bench's to judge, not the tests'.
+ */
+export const PAGE_WAIT_MS = 90_000;
+
 export type Tracked = { page: Page; context: BrowserContext; problems: string[] };
 
 /** A page that records CSP violations, page errors and failed same-origin requests, so tests can assert none happened. */
@@ -41,6 +47,7 @@ export async function openPage(
     acceptDownloads: true,
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  context.setDefaultTimeout(PAGE_WAIT_MS);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (msg) => {

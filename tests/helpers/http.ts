@@ -101,3 +101,12 @@ export async function enhance(
     body,
   });
 }
+
+/**
+ * Waits for the next epoch-aligned minute (when the per-minute guards start afresh) unless `needMs` is left in this
+ * one, so a test that counts a guard's calls never straddles two windows.
+ */
+export async function awayFromMinuteEdge(needMs: number) {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+}

@@ -7,6 +7,8 @@ import path from "node:path";
 import { freePort } from "./app";
 
 export function hasRedisServer(): boolean {
+  // CI installs it (.ci/run): there a missing server fails the suites that need it instead of skipping them.
+  if (process.env.CI === "true") return true;
   return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
 }
 

@@ -17,6 +17,8 @@ const BINARIES = ["swift-proxy-server", "swift-ring-builder", "memcached", ...SE
 
 /** True when Swift (proxy, account, container, object servers, ring builder) and memcached are installed. */
 export function hasSwift(): boolean {
+  // CI installs it (.ci/run): there a missing server fails the suites that need it instead of skipping them.
+  if (process.env.CI === "true") return true;
   return BINARIES.every((bin) => spawnSync("sh", ["-c", `command -v ${bin}`], { stdio: "ignore" }).status === 0);
 }
 

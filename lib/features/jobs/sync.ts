@@ -6,19 +6,13 @@ import { WorkAborted } from "@/lib/errors";
 import type { JobKind, JobRecord } from "@/lib/jobs/types";
 import type { Quota } from "@/lib/quota/ledger";
 import { ApiError } from "@/lib/schemas/api-error";
-import type { ErrorCode } from "@/lib/schemas/error-codes";
+import { type ErrorCode, paramOf } from "@/lib/schemas/error-codes";
 import type { Services } from "@/lib/services";
 import type { JobTask } from "@/lib/tier/types";
 
 /** How long a synchronous request waits for its job: within the routes' own limit (maxDuration, 300 s). */
 export const SYNC_WAIT_MS = 290_000;
 
-/** The request field a job's error is about, as the in-process answer names it. */
-const PARAM_OF_CODE: Partial<Record<ErrorCode, string>> = {
-  invalid_image: "image",
-  invalid_mask: "mask",
-  unsupported_input: "model",
-};
 /** Retry-After of a `busy` job error (the record keeps no header). */
 const BUSY_RETRY_AFTER_S = 30;
 
@@ -62,7 +56,8 @@ function errorOf(job: JobRecord, signal: AbortSignal): Error {
   if (!job.error) return new ApiError("server_error");
   const code = job.error.code as ErrorCode;
   return new ApiError(code, job.error.message, {
-    param: PARAM_OF_CODE[code],
+    // The field the in-process answer names: the job's record keeps only the code and message.
+    param: paramOf(code) ?? undefined,
     retryAfter: code === "busy" ? BUSY_RETRY_AFTER_S : undefined,
   });
 }

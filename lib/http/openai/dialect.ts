@@ -3,8 +3,7 @@
 import { type ApiPolicy, type Dialect, respond } from "@/lib/http/with-api";
 import { secondsUntil, type Usage } from "@/lib/quota/types";
 import type { ApiError } from "@/lib/schemas/api-error";
-import type { ErrorCode } from "@/lib/schemas/error-codes";
-import { OPENAI_ANSWERS } from "@/lib/schemas/openai";
+import { openaiAnswerOf, paramOf } from "@/lib/schemas/error-codes";
 
 type OpenAIErrorType = "invalid_request_error" | "authentication_error" | "rate_limit_error" | "server_error";
 
@@ -16,33 +15,16 @@ const TYPE_BY_STATUS: Record<number, OpenAIErrorType> = {
   503: "server_error",
 };
 
-/** The field an error is about when the error itself does not say (the SDKs show `param`). */
-const PARAM_OF_CODE: Partial<Record<ErrorCode, string>> = {
-  invalid_prompt: "prompt",
-  invalid_model: "model",
-  invalid_n: "n",
-  invalid_style: "style",
-  invalid_seed: "seed",
-  invalid_negative_prompt: "negative_prompt",
-  invalid_output_format: "output_format",
-  invalid_strength: "strength",
-  invalid_image: "image",
-  image_too_large: "image",
-  invalid_mask: "mask",
-  unsupported_input: "model",
-  content_filtered: "prompt",
-};
-
 export type OpenAIErrorBody = {
   error: { message: string; type: OpenAIErrorType; param: string | null; code: string };
 };
 
 export function openaiErrorBody(err: ApiError): { status: number; body: OpenAIErrorBody } {
-  const answer = OPENAI_ANSWERS[err.code];
-  const status = answer?.status ?? err.status;
+  const answer = openaiAnswerOf(err.code, err.status);
+  const { status } = answer;
   const type = TYPE_BY_STATUS[status] ?? (status >= 500 ? "server_error" : "invalid_request_error");
-  const param = err.param ?? PARAM_OF_CODE[err.code] ?? null;
-  return { status, body: { error: { message: err.message, type, param, code: answer?.code ?? err.code } } };
+  const param = err.param ?? paramOf(err.code);
+  return { status, body: { error: { message: err.message, type, param, code: answer.code } } };
 }
 
 /** "23h59m12s", "6m0s", "1s": how OpenAI writes the time until a limit resets. */
