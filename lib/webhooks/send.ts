@@ -120,15 +120,25 @@ function post(
     const settle = (error?: string, code?: string) => {
       if (settled) return;
       settled = true;
-      // Whatever is left of the answer is not read: the connection goes.
+      const result: SendResult =
+        !error || status !== null
+          ? { status, bytesRead }
+          : {
+              status,
+              bytesRead,
+              error,
+              reason: connectTimedOut
+                ? `no connection within ${connectMs} ms`
+                : signal.aborted
+                  ? `no answer within ${opts.timeoutMs} ms`
+                  : `the connection failed${code ? ` (${code})` : ""}`,
+            };
+      // Whatever is left of the answer is not read: the connection goes, and the attempt ends (freeing its place
+      // under the caps) once it has gone, so a host never holds more connections than the caps allow.
+      const socket = req.socket;
       req.destroy();
-      if (!error || status !== null) return resolve({ status, bytesRead });
-      const reason = connectTimedOut
-        ? `no connection within ${connectMs} ms`
-        : signal.aborted
-          ? `no answer within ${opts.timeoutMs} ms`
-          : `the connection failed${code ? ` (${code})` : ""}`;
-      resolve({ status, bytesRead, error, reason });
+      if (socket && !socket.closed) socket.once("close", () => resolve(result));
+      else resolve(result);
     };
     const client = url.protocol === "https:" ? https : http;
     const req = client.request(

@@ -111,24 +111,56 @@ function waitForBreaker(d: ClaimedDelivery, notBefore: number): number | null {
   return notBefore <= d.createdAt + SCHEDULE_SPAN_MS ? notBefore : null;
 }
 
-/** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
-export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
-  const now = opts.now ?? Date.now;
-  const pollMs = opts.pollMs ?? 5000;
-  const leaseMs = opts.leaseMs ?? 60_000;
-  const concurrency = opts.concurrency ?? DELIVERY_POLICY.concurrency;
-  const caps = opts.caps ?? CLAIM_LIMITS;
-  const breaker = createHostBreaker(opts.breaker);
-  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  if (leaseMs <= timeoutMs) throw new Error("webhooks: leaseMs must be longer than an attempt's timeoutMs");
+type Outcome = { attempts: number; lastStatus: number | null; retryAt: number | null; delivered: boolean };
 
-  const inflight = new Set<Promise<void>>();
-  let timer: NodeJS.Timeout | undefined;
-  let timerAt = Number.POSITIVE_INFINITY;
-  let running = false;
-  let stopped = false;
-  let polling: Promise<void> | undefined;
-  let again = false;
+/**
+ * What an attempt (or an attempt the breaker held back: `notBefore` > 0) means for its delivery: its count, its
+ * last status, and when it goes next (null: never again), and the metric and log line that say so.
+ */
+function outcomeOf(
+  d: ClaimedDelivery,
+  result: SendResult,
+  notBefore: number,
+  at: number,
+  random?: () => number,
+): Outcome {
+  // A delivery held back by an open breaker made no attempt: it keeps its count and its place in the schedule, and
+  // goes when the breaker lets it (unless the whole schedule's time has passed since it was made).
+  const skipped = notBefore > 0;
+  const attempts = skipped ? d.attempts : d.attempts + 1;
+  const delivered = isDelivered(result);
+  const retryAt = skipped
+    ? waitForBreaker(d, notBefore)
+    : // A refused address will not become public by waiting, so it is not retried.
+      delivered || result.refused
+      ? null
+      : nextRetryAt(attempts, at, random);
+  const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
+  observeWebhook(
+    delivered
+      ? "delivered"
+      : result.refused
+        ? "refused"
+        : retryAt === null
+          ? "gave_up"
+          : skipped
+            ? "breaker_open"
+            : "retry",
+  );
+  if (result.refused) log.warn("webhook refused; not retried", { ...fields, reason: result.refused });
+  else if (!delivered && retryAt === null)
+    log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });
+  else if (!delivered) log.info("webhook attempt failed; will retry", { ...fields, reason: result.error });
+  return { attempts, lastStatus: skipped ? d.lastStatus : result.status, retryAt, delivered };
+}
+
+/**
+ * One delivery's attempt, start to end: signed and sent unless the breaker of its key and host is open, recorded
+ * under its lease, and told to the job runner. `scheduled` hears of each retry, so it runs on time.
+ */
+function createAttempter(opts: WebhookWorkerOptions, timeoutMs: number, scheduled: (retryAt: number) => void) {
+  const now = opts.now ?? Date.now;
+  const breaker = createHostBreaker(opts.breaker);
 
   const send = async (d: ClaimedDelivery): Promise<SendResult> => {
     const headers = signWebhook({ id: d.id, secret: d.secret, body: d.body, now: new Date(now()) });
@@ -173,45 +205,18 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     return { result, notBefore: 0 };
   };
 
-  const attempt = async (d: ClaimedDelivery): Promise<void> => {
+  return async (d: ClaimedDelivery): Promise<void> => {
     const { result, notBefore } = await sendUnlessOpen(d);
     const at = now();
-    // A delivery held back by an open breaker made no attempt: it keeps its count and its place in the schedule, and
-    // goes when the breaker lets it (unless the whole schedule's time has passed since it was made).
-    const skipped = notBefore > 0;
-    const attempts = skipped ? d.attempts : d.attempts + 1;
-    const delivered = isDelivered(result);
-    const retryAt = skipped
-      ? waitForBreaker(d, notBefore)
-      : // A refused address will not become public by waiting, so it is not retried.
-        delivered || result.refused
-        ? null
-        : nextRetryAt(attempts, at, opts.random);
-    const lastStatus = skipped ? d.lastStatus : result.status;
+    const { attempts, lastStatus, retryAt, delivered } = outcomeOf(d, result, notBefore, at, opts.random);
     const fields = { job_id: d.jobId, webhook_id: d.id, attempts, status: result.status };
-    observeWebhook(
-      delivered
-        ? "delivered"
-        : result.refused
-          ? "refused"
-          : retryAt === null
-            ? "gave_up"
-            : skipped
-              ? "breaker_open"
-              : "retry",
-    );
-    if (result.refused) log.warn("webhook refused; not retried", { ...fields, reason: result.refused });
-    else if (!delivered && retryAt === null)
-      log.warn("webhook not delivered; giving up", { ...fields, reason: result.error });
-    else if (!delivered) log.info("webhook attempt failed; will retry", { ...fields, reason: result.error });
     try {
       const recorded = await opts.store.recordAttempt(d.id, d.lease, { attempts, lastStatus, retryAt });
       if (!recorded) {
         log.warn("webhook lease ran out before the attempt was recorded", fields);
         return;
       }
-      // Retries this worker scheduled run on time, not at the next poll.
-      if (retryAt !== null) wakeAt(retryAt);
+      if (retryAt !== null) scheduled(retryAt);
     } catch (err) {
       // The lease runs out and the attempt is made again: at least once, not exactly once.
       log.warn("webhook attempt could not be recorded", { ...fields, ...describeError(err) });
@@ -228,6 +233,54 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       log.error("webhook onAttempt failed", { ...fields, ...describeError(err) });
     }
   };
+}
+
+/**
+ * One timer for many reasons (the next poll, a retry this worker scheduled, a wake-up): it fires at the earliest
+ * time it was given. It never keeps a process alive on its own.
+ */
+function earliestTimer(now: () => number, fire: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  return {
+    at(at: number) {
+      if (timer && at >= timerAt) return;
+      if (timer) clearTimeout(timer);
+      timerAt = at;
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          timerAt = Number.POSITIVE_INFINITY;
+          fire();
+        },
+        Math.max(0, at - now()),
+      );
+      timer.unref();
+    },
+    clear() {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
+export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
+  const now = opts.now ?? Date.now;
+  const pollMs = opts.pollMs ?? 5000;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const concurrency = opts.concurrency ?? DELIVERY_POLICY.concurrency;
+  const caps = opts.caps ?? CLAIM_LIMITS;
+  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  if (leaseMs <= timeoutMs) throw new Error("webhooks: leaseMs must be longer than an attempt's timeoutMs");
+  // Retries this worker scheduled run on time, not at the next poll.
+  const attempt = createAttempter(opts, timeoutMs, (retryAt) => wakeAt(retryAt));
+
+  const inflight = new Set<Promise<void>>();
+  const timer = earliestTimer(now, () => tick());
+  let running = false;
+  let stopped = false;
+  let polling: Promise<void> | undefined;
+  let again = false;
 
   /** Claims as many due deliveries as there are free slots and starts them; returns the started attempts. */
   const claimAndStart = async (): Promise<Promise<void>[]> => {
@@ -270,22 +323,8 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     });
   };
 
-  /** One timer: the earliest of the next poll, a retry this worker scheduled, or a wake-up. */
   function wakeAt(at: number) {
-    if (!running || stopped) return;
-    if (timer && at >= timerAt) return;
-    if (timer) clearTimeout(timer);
-    timerAt = at;
-    timer = setTimeout(
-      () => {
-        timer = undefined;
-        timerAt = Number.POSITIVE_INFINITY;
-        tick();
-      },
-      Math.max(0, at - now()),
-    );
-    // The worker never keeps a process alive on its own.
-    timer.unref();
+    if (running && !stopped) timer.at(at);
   }
 
   function poke() {
@@ -306,7 +345,7 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     },
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      timer.clear();
       await polling;
       await Promise.all([...inflight]);
     },

@@ -91,6 +91,10 @@ export function runUploadsSuite(backend: Backend) {
         FREE_GENERATIONS_PER_DAY: "1",
         MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
         MAX_INFLIGHT_UPLOAD_BYTES: String(MAX_INFLIGHT_UPLOAD_BYTES),
+        // Held uploads must outlast the legitimate calls made beside them on a loaded machine; the idle and total
+        // deadlines have their own tests (upload-deadlines.test.ts).
+        UPLOAD_IDLE_TIMEOUT_MS: "120000",
+        UPLOAD_TIMEOUT_MS: "240000",
       },
     });
   });
