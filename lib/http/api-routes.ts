@@ -17,4 +17,5 @@ export const API_ROUTES: ReadonlySet<string> = new Set([
   "/v1/images/variations",
   "/v1/models",
   "/v1/models/[id]",
+  "/v1/[...path]",
 ]);

@@ -1,9 +1,16 @@
-// Reads a JSON request body with a hard size cap, so a huge body is refused without being buffered.
+// Reads a JSON request body with a hard size cap, so a huge body is refused without being buffered, and within the
+// uploads' idle and total deadlines, so a body that stalls or trickles holds no request open for long (408).
 import { ApiError } from "@/lib/schemas/api-error";
+import { getServices } from "@/lib/services";
+import { type BodyDeadlines, watchBody } from "./body-deadlines";
 
 export const MAX_JSON_BYTES = 64 * 1024;
 
-export async function readJsonObject(req: Request, maxBytes = MAX_JSON_BYTES): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  req: Request,
+  maxBytes = MAX_JSON_BYTES,
+  deadlines: BodyDeadlines = getServices().uploads,
+): Promise<Record<string, unknown>> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("invalid_request", "Content-Type must be application/json.");
@@ -11,21 +18,7 @@ export async function readJsonObject(req: Request, maxBytes = MAX_JSON_BYTES): P
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw tooBig(maxBytes);
 
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooBig(maxBytes);
-      }
-      chunks.push(value);
-    }
-  }
+  const chunks = req.body ? await readWithin(req.body, maxBytes, deadlines) : [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -40,4 +33,34 @@ export async function readJsonObject(req: Request, maxBytes = MAX_JSON_BYTES): P
 
 function tooBig(maxBytes: number) {
   return new ApiError("invalid_request", `The request body must be at most ${Math.floor(maxBytes / 1024)} KB.`);
+}
+
+/**
+ * The body's chunks, read under the deadlines. A deadline that passes answers at once: the stalled read is left to
+ * the cancel, which is not awaited (it waits on the very source that stalled).
+ */
+async function readWithin(body: ReadableStream<Uint8Array>, maxBytes: number, deadlines: BodyDeadlines) {
+  const reader = body.getReader();
+  let watch: ReturnType<typeof watchBody> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    watch = watchBody(deadlines, "request body", reject);
+  });
+  expired.catch(() => {});
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) return chunks;
+      watch?.progress();
+      size += value.byteLength;
+      if (size > maxBytes) throw tooBig(maxBytes);
+      chunks.push(value);
+    }
+  } catch (err) {
+    void reader.cancel().catch(() => {});
+    throw err;
+  } finally {
+    watch?.clear();
+  }
 }

@@ -8,6 +8,7 @@ import type { RouteContext } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 import { GENERATE_FIELD_MAX_BYTES } from "@/lib/schemas/generate";
 import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
+import { type BodyWatch, watchBody } from "./body-deadlines";
 
 export type Upload = {
   /** Bytes of the `image` file part, if one was sent as a file. */
@@ -104,8 +105,7 @@ type Limits = {
 
 async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, limits: Limits): Promise<Upload> {
   const { maxBody, maxFileBytes, takesMask, severalImages, gate } = limits;
-  let idle: NodeJS.Timeout | undefined;
-  let total: NodeJS.Timeout | undefined;
+  let watch: BodyWatch | undefined;
   try {
     const upload = await new Promise<Upload>((resolve, reject) => {
       const result: Upload = {
@@ -127,20 +127,12 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
         source.destroy();
         reject(err);
       };
-      const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-      idle = setTimeout(
-        () => fail(new ApiError("request_timeout", `The upload made no progress for ${seconds(gate.idleTimeoutMs)}.`)),
-        gate.idleTimeoutMs,
-      );
-      total = setTimeout(
-        () => fail(new ApiError("request_timeout", `The upload took longer than ${seconds(gate.timeoutMs)}.`)),
-        gate.timeoutMs,
-      );
+      watch = watchBody(gate, "upload", fail);
 
       // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too. Bytes
       // are reserved as they arrive, so a body that is only declared holds nothing.
       source.on("data", (chunk: Buffer) => {
-        idle?.refresh();
+        watch?.progress();
         received += chunk.length;
         if (received > maxBody) return fail(tooLarge(maxFileBytes));
         try {
@@ -196,8 +188,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
     slot.release();
     throw err;
   } finally {
-    clearTimeout(idle);
-    clearTimeout(total);
+    watch?.clear();
   }
 }
 

@@ -583,6 +583,9 @@ export function runOpenAISuite(backend: Backend) {
       assert.equal(wrongMethod.headers.allow, "POST");
       const elsewhere = await call(app.url, "/v1/chat/completions", json({ model: "alpha-pro", messages: [] }));
       assert.deepEqual([elsewhere.status, elsewhere.json.error.type], [404, "invalid_request_error"]);
+      // Like every /v1 answer, with the caller's limits (issue 33, item 9).
+      assert.match(String(elsewhere.headers["x-ratelimit-limit-requests"]), /^\d+$/);
+      assert.match(String(elsewhere.headers["x-ratelimit-reset-requests"]), /^(\d+h)?(\d+m)?\d+s$/);
     });
   });
 }

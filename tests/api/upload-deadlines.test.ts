@@ -1,5 +1,6 @@
 // Deadlines on upload bodies (issue 19): one that stalls, or trickles on past the total deadline, is answered
-// 408 request_timeout and holds nothing after. Short deadlines through the environment keep the test quick.
+// 408 request_timeout and holds nothing after; JSON bodies have the same deadlines (issue 33). Short deadlines
+// through the environment keep the test quick.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type App, startApp } from "../helpers/app";
@@ -70,6 +71,34 @@ describe("upload deadlines", () => {
     const trickle = setInterval(() => upload.send(Buffer.from("x")), 300);
     try {
       assertTimedOut(await settleWithin(upload, 15_000), /took longer than 3 s/);
+    } finally {
+      clearInterval(trickle);
+    }
+    assert.ok(Date.now() - started >= 2500, "it was the total deadline, not the idle one");
+  });
+
+  it("answers JSON bodies that stall, or trickle past the total deadline, 408", async () => {
+    const json = { ...BROWSER, "Content-Type": "application/json" };
+    const stalled = holdUpload(app.url, "/api/generate", {
+      from: "127.0.19.202",
+      headers: json,
+      declared: 2048,
+      first: Buffer.from('{"prompt": "a lighthouse'),
+    });
+    held.push(stalled);
+    assertTimedOut(await settleWithin(stalled, 10_000), /made no progress for 1 s/);
+
+    const started = Date.now();
+    const trickling = holdUpload(app.url, "/api/waitlist", {
+      from: "127.0.19.203",
+      headers: json,
+      declared: 2048,
+      first: Buffer.from('{"email": "a'),
+    });
+    held.push(trickling);
+    const trickle = setInterval(() => trickling.send(Buffer.from("a")), 300);
+    try {
+      assertTimedOut(await settleWithin(trickling, 15_000), /took longer than 3 s/);
     } finally {
       clearInterval(trickle);
     }

@@ -3,6 +3,7 @@
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type GenerateInput, generateImages } from "@/lib/engines/generate";
 import { generateBody } from "@/lib/features/generate/answer";
+import { generateFingerprint } from "@/lib/features/generate/fingerprint";
 import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/features/generate/flow";
 import { isMultipart, parseGenerateForm, parseGenerateJson } from "@/lib/features/generate/parse";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
@@ -11,7 +12,6 @@ import { taskOf } from "@/lib/features/jobs/work";
 import { keepAlive } from "@/lib/http/keep-alive";
 import { readUploadInOrder } from "@/lib/http/read-upload";
 import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
-import { sha256 } from "@/lib/idempotency/idempotency";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -44,10 +44,8 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
       ratioGiven: submission.ratioGiven,
     });
     const mode = asyncModeOf(req, caller, webhook_url, svc.config.webhookAllowHosts);
-    const fingerprint = checked.hasImage
-      ? ["generate", input, image && sha256(image), mask && sha256(mask), image_id, strength, mode]
-      : ["generate", input, mode];
-    const replay = await idempotency.begin(fingerprint);
+    const edit = checked.hasImage ? { image, mask, imageId: image_id, strength } : undefined;
+    const replay = await idempotency.begin(generateFingerprint({ input, mode, edit }));
     if (replay) return replay;
     const usage = await quota.take(n);
 
