@@ -48,7 +48,17 @@ export class Quota {
         for (let unit = 0; unit < units; unit++) this.taken.push(...takes);
       };
       for (const charge of this.charges) {
-        const take = await this.store.take(charge.bucket, charge.identity, undefined, units);
+        let take: Take;
+        try {
+          take = await this.store.take(charge.bucket, charge.identity, undefined, units);
+        } catch (err) {
+          // A later charge (a Free cap) the store could not count: what earlier charges took goes back.
+          hold();
+          await this.refund().catch((refundErr: unknown) =>
+            log.warn("could not give back units after a failed take", describeError(refundErr)),
+          );
+          throw err;
+        }
         if (charge === this.charges[0]) this.current = take;
         if (!take.ok) {
           hold();
