@@ -104,10 +104,13 @@ export class Idempotency {
     return `${this.caller.identity}:${this.endpoint}:${sha256(this.header)}`;
   }
 
-  /** Records the units of quota the request holds now, so another instance can give them back if this one dies. */
-  readonly holding = async (units: HeldUnit[]): Promise<void> => {
-    if (!this.claimed) return;
-    await this.records.renewIdempotencyKey(this.claimed.key, this.claimed.token, this.opts.leaseMs, units);
+  /**
+   * Records the units of quota the request holds now, so another instance can give them back if this one dies.
+   * False when the claim is no longer this request's: its lease lapsed and a takeover gave its units back.
+   */
+  readonly holding = async (units: HeldUnit[]): Promise<boolean> => {
+    if (!this.claimed) return true;
+    return this.records.renewIdempotencyKey(this.claimed.key, this.claimed.token, this.opts.leaseMs, units);
   };
 
   /** Keeps a 200 or 202 answer for replays. */

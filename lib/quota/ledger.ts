@@ -26,7 +26,7 @@ export class Quota {
   private readonly taken: { charge: Charge; take: Take }[] = [];
   private current?: Usage;
   private started = false;
-  private holdingChanged?: (held: HeldUnit[]) => Promise<void>;
+  private holdingChanged?: (held: HeldUnit[]) => Promise<boolean | undefined>;
 
   /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
   constructor(
@@ -48,7 +48,17 @@ export class Quota {
         for (let unit = 0; unit < units; unit++) this.taken.push(...takes);
       };
       for (const charge of this.charges) {
-        const take = await this.store.take(charge.bucket, charge.identity, undefined, units);
+        let take: Take;
+        try {
+          take = await this.store.take(charge.bucket, charge.identity, undefined, units);
+        } catch (err) {
+          // A later charge (a Free cap) the store could not count: what earlier charges took goes back.
+          hold();
+          await this.refund().catch((refundErr: unknown) =>
+            log.warn("could not give back units after a failed take", describeError(refundErr)),
+          );
+          throw err;
+        }
         if (charge === this.charges[0]) this.current = take;
         if (!take.ok) {
           hold();
@@ -103,9 +113,10 @@ export class Quota {
   /**
    * Hears what the request holds after each take and before each refund (its Idempotency-Key claim records it, so
    * another instance can give the units back if this one dies). A crash between the two loses a unit rather than
-   * giving it back twice.
+   * giving it back twice. A listener that answers false says another instance took the claim over and gave the
+   * units back already, so a refund then gives nothing back again.
    */
-  follow(listener: (held: HeldUnit[]) => Promise<void>): void {
+  follow(listener: (held: HeldUnit[]) => Promise<boolean | undefined>): void {
     this.holdingChanged = listener;
   }
 
@@ -167,12 +178,18 @@ export class Quota {
   private async refund(from = 0): Promise<void> {
     const start = Math.max(0, from);
     // Recorded first, so a crash in between never gives a unit back twice; a store error still lets the refund run.
+    let ours: boolean | undefined = true;
     if (start < this.taken.length && this.holdingChanged) {
-      await this.holdingChanged(this.heldUnits().slice(0, start)).catch((err: unknown) =>
-        log.warn("recording held units failed", describeError(err)),
-      );
+      ours = await this.holdingChanged(this.heldUnits().slice(0, start)).catch((err: unknown) => {
+        log.warn("recording held units failed", describeError(err));
+        return true;
+      });
     }
     const taken = this.taken.splice(start);
+    if (ours === false) {
+      log.warn("a request's Idempotency-Key claim was taken over; its units were given back there, not again here");
+      return;
+    }
     await refundUnits(
       this.store,
       taken.map(({ charge, take }) => ({

@@ -103,4 +103,22 @@ describe("Idempotency over the store", () => {
     assert.equal(await caller.request("partial").idempotency.begin(["same"]), null);
     assert.equal(await caller.used(), 2, "only the unit still held came back");
   });
+
+  it("gives nothing back twice when a request whose claim was taken over fails after all (issue 33, item 9)", async () => {
+    const caller = newCaller();
+    // Two units the caller used earlier, without a key: a second refund would eat into them.
+    await caller.request(null).quota.take(2);
+    const instance = mortal();
+    const stalled = caller.request("stalled", instance.records);
+    assert.equal(await stalled.idempotency.begin(["same"]), null);
+    await stalled.quota.take(2);
+    // Its renewals stop landing (a stalled process), so the claim lapses and a retry takes it over, refunding both.
+    instance.die();
+    await sleep(LEASE_MS + 200);
+    assert.equal(await caller.request("stalled").idempotency.begin(["same"]), null);
+    assert.equal(await caller.used(), 2);
+    // The stalled request wakes and its work fails: what it held was given back already.
+    await stalled.quota.giveBack(2);
+    assert.equal(await caller.used(), 2, "nothing given back twice");
+  });
 });
