@@ -46,7 +46,9 @@ export async function decodeEditImage(bytes: Buffer, size: ImageSize, maxPixels:
 
 /**
  * Reads a mask: white means change, black keep, grey partial; a mask with any pixel below full opacity is read as
- * OpenAI's are (transparent means change). It is scaled to `size`. A mask that marks nothing is refused.
+ * OpenAI's are (transparent means change). libvips scales it to `size` as it decodes, so a large mask is never held
+ * at its own resolution (a 5000² PNG of 75 KB would be 100 MB of RGBA), and the per-pixel work runs at the output
+ * size; transparency is judged there too. A mask that marks nothing is refused.
  */
 export async function decodeMask(bytes: Buffer, size: ImageSize, maxPixels: number): Promise<CanonicalMask> {
   try {
@@ -55,47 +57,30 @@ export async function decodeMask(bytes: Buffer, size: ImageSize, maxPixels: numb
     if (err instanceof ImageTooLarge) throw new InvalidMask(`The mask is over the upload limits: ${err.message}`);
     throw new InvalidMask("The mask is not a readable PNG, JPEG or WebP image.");
   }
-  let canonical: CanonicalMask;
+  const { width, height } = size;
+  const scaled = () =>
+    sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated" }).rotate().resize(width, height, { fit: "fill" });
+  const out = Buffer.alloc(width * height);
   try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated" })
-      .rotate()
-      .ensureAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    // Grey masks come back as grey + alpha, colour ones as RGBA; alpha is the last channel either way.
-    const channels = info.channels;
-    const pixels = info.width * info.height;
-    const out = Buffer.alloc(pixels);
-    let translucent = false;
-    for (let i = 0; i < pixels; i++) {
-      if (data[i * channels + channels - 1] < 255) {
-        translucent = true;
-        break;
+    const { hasAlpha } = await sharp(bytes).metadata();
+    const alpha = hasAlpha ? await scaled().extractChannel("alpha").raw().toBuffer() : undefined;
+    if (alpha?.some((a) => a < 255)) {
+      for (let i = 0; i < out.length; i++) out[i] = 255 - alpha[i];
+    } else {
+      const rgb = await scaled().removeAlpha().toColourspace("srgb").raw().toBuffer();
+      for (let i = 0; i < out.length; i++) {
+        out[i] = Math.round(0.2126 * rgb[i * 3] + 0.7152 * rgb[i * 3 + 1] + 0.0722 * rgb[i * 3 + 2]);
       }
     }
-    for (let i = 0; i < pixels; i++) {
-      const o = i * channels;
-      if (translucent) out[i] = 255 - data[o + channels - 1];
-      else if (channels < 3) out[i] = data[o];
-      else out[i] = Math.round(0.2126 * data[o] + 0.7152 * data[o + 1] + 0.0722 * data[o + 2]);
-    }
-    canonical = { data: out, width: info.width, height: info.height };
   } catch {
     throw new InvalidMask("The mask could not be decoded; it may be truncated or corrupt.");
   }
-  if (!canonical.data.some((v) => v > 0)) {
+  if (!out.some((v) => v > 0)) {
     throw new InvalidMask(
       "The mask marks nothing to change: paint the area to change white (or transparent, in OpenAI's convention).",
     );
   }
-  if (canonical.width === size.width && canonical.height === size.height) return canonical;
-  const data = await sharp(canonical.data, { raw: { width: canonical.width, height: canonical.height, channels: 1 } })
-    .resize(size.width, size.height, { fit: "fill" })
-    // sharp hands one-channel input back as sRGB; the first channel is the value.
-    .extractChannel(0)
-    .raw()
-    .toBuffer();
-  return { data, width: size.width, height: size.height };
+  return { data: out, width, height };
 }
 
 /** White means change (BFL, fal, Replicate, Stability's MASK_IMAGE_WHITE, LocalAI, A1111 without invert). */
