@@ -50,7 +50,8 @@ RUN groupadd --system --gid 10001 darkroom \
  && chown darkroom:darkroom /data
 # The sources are hashed at start to find their build (lib/ops/build.ts), so they come as they were built.
 COPY --from=build /app/package.json /app/package-lock.json /app/next.config.js /app/tsconfig.json \
-     /app/tsconfig.next.json /app/postcss.config.mjs /app/proxy.ts /app/instrumentation.ts /app/server.ts ./
+     /app/tsconfig.next.json /app/postcss.config.mjs /app/proxy.ts /app/instrumentation.ts /app/server.ts \
+     /app/worker.ts ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/app ./app
 COPY --from=build /app/components ./components

@@ -19,6 +19,9 @@ module.exports = {
     // One copy per process, shared by instrumentation.ts and every route.
     "prom-client",
     "@opentelemetry/api",
+    // The work tier's queue client and its Redis driver (lib/tier): Node packages with Lua files read at run time.
+    "bullmq",
+    "ioredis",
   ],
   // No source maps for the server bundles: tsx (which runs server.ts) turns on Node's source-map support, and Node
   // then reads and keeps the map of every chunk it loads; the routes' maps (about 10 MB each, 175 MB in all) held

@@ -18,6 +18,7 @@ import { parseTrustedProxies, resolveClientIp, resolveClientProto } from "./lib/
 import { PEER_IP_HEADER, PEER_PROTO_HEADER, PEER_TOKEN_ENV, PEER_TOKEN_HEADER } from "./lib/net/peer";
 import { ensureBuild, ensureNextTsconfig } from "./lib/ops/build";
 import { getServices } from "./lib/services";
+import { checkTierRedis } from "./lib/tier/redis";
 
 async function main() {
   const dev = process.argv.includes("--dev");
@@ -27,6 +28,7 @@ async function main() {
   process.env.DARKROOM_ROOT ??= root;
 
   const config = parseConfig(process.env);
+  await checkWorkTier(config);
   const proxies = parseTrustedProxies(config.trustedProxies);
   const host = config.listen.host;
   warnIgnoredHostname(config.listen.ignoredHostname);
@@ -112,6 +114,18 @@ function handOff(
   });
 }
 
+/** With WORK_TIER=bullmq, Redis must answer and keep every key (noeviction), or the server does not start. */
+async function checkWorkTier(config: ReturnType<typeof parseConfig>): Promise<void> {
+  if (config.tier.kind !== "bullmq") return;
+  try {
+    await checkTierRedis(config.tier.redisUrl);
+  } catch (err) {
+    console.error(`darkroom: WORK_TIER=bullmq: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  console.log("darkroom: work tier: BullMQ on REDIS_URL (maxmemory-policy noeviction); jobs run on `npm run worker`");
+}
+
 function warnIgnoredHostname(hostname: string | undefined): void {
   if (!hostname) return;
   console.warn(
@@ -155,6 +169,7 @@ function drainOnSignals(svc: ReturnType<typeof getServices>, graceMs: number, on
     }
     // The store's background work stops (and writes what it holds) before the process goes.
     onClosing();
+    await svc.tier.close().catch((err: unknown) => log.error("closing the work queues failed", describeError(err)));
     await svc.backend.close().catch((err: unknown) => log.error("closing the store failed", describeError(err)));
     console.log(
       svc.drain.inFlight() === 0

@@ -31,6 +31,7 @@ import { benchStorage } from "./storage";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 import { benchWebhooks } from "./webhooks";
+import { benchWorkTier } from "./work-tier";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -108,6 +109,11 @@ async function mainOpenAIOnly() {
 /** `npm run bench -- --storage-only`: generate and /cdn on S3 storage (a real Swift s3api) against local files. */
 async function mainStorageOnly() {
   printTable(await benchStorage());
+}
+
+/** `npm run bench -- --work-tier-only`: a sync request through the BullMQ work tier against inline. */
+async function mainWorkTierOnly() {
+  printTable(await benchWorkTier());
 }
 
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
@@ -373,6 +379,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--webhooks-only", mainWebhooksOnly],
   ["--openai-only", mainOpenAIOnly],
   ["--storage-only", mainStorageOnly],
+  ["--work-tier-only", mainWorkTierOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {

@@ -125,6 +125,15 @@ const envSchema = z
     // On SIGTERM, how long in-flight requests and jobs may take to finish before what remains is stopped (and
     // refunded) and the process exits. At most 10 minutes: longer than any request's own deadline.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+    // Where image work runs (docs/scaling.md): in the web process (inline, the default), or in `npm run worker`
+    // processes fed by BullMQ queues on REDIS_URL (bullmq).
+    WORK_TIER: optionalText.pipe(z.enum(["inline", "bullmq"]).default("inline")),
+    // A worker process: how many jobs it runs at once, and how many times a job whose worker died is run again
+    // before it fails (with its units given back).
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+    WORK_STALL_LIMIT: z.coerce.number().int().min(0).max(20).default(2),
+    // How often a worker proves it is alive; a job whose worker stops proving it goes to another after about this.
+    WORK_STALL_CHECK_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
     // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
     WEBHOOK_ALLOW_HOSTS: optionalText.pipe(
       z
@@ -181,6 +190,16 @@ const envSchema = z
         code: "custom",
         path: ["REDIS_URL"],
         message: "set REDIS_URL or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, not both",
+      });
+    }
+    // The work tier's queues need Redis over TCP (blocking reads, streams, Lua): the REST API cannot carry them.
+    if (env.WORK_TIER === "bullmq" && !env.REDIS_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WORK_TIER"],
+        message: env.UPSTASH_REDIS_REST_URL
+          ? "WORK_TIER=bullmq needs REDIS_URL (a Redis over TCP); Upstash's REST API cannot carry BullMQ's queues. Use the database's redis:// or rediss:// URL, or leave WORK_TIER unset"
+          : "WORK_TIER=bullmq needs REDIS_URL (a redis:// or rediss:// URL shared by the web instances and the workers)",
       });
     }
     // One image storage: two would leave each image in only one of them.
@@ -388,6 +407,20 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
   return { ignoredHostname: hostname };
 }
 
+/** The work tier: inline, or BullMQ on REDIS_URL with each worker's settings. */
+function readTier(env: z.infer<typeof envSchema>) {
+  if (env.WORK_TIER !== "bullmq" || !env.REDIS_URL) return { kind: "inline" as const };
+  return {
+    kind: "bullmq" as const,
+    redisUrl: env.REDIS_URL,
+    concurrency: env.WORKER_CONCURRENCY,
+    stallLimit: env.WORK_STALL_LIMIT,
+    stallCheckMs: env.WORK_STALL_CHECK_MS,
+  };
+}
+
+export type TierConfig = ReturnType<typeof readTier>;
+
 export type Config = ReturnType<typeof buildConfig>;
 
 function buildConfig(env: z.infer<typeof envSchema>) {
@@ -438,6 +471,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
     jobs: { leaseMs: env.JOB_LEASE_MS },
     idempotency: { leaseMs: env.IDEMPOTENCY_LEASE_MS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    tier: readTier(env),
     images: {
       retentionDays: env.IMAGE_RETENTION_DAYS,
       minFreeDiskMb: env.MIN_FREE_DISK_MB,

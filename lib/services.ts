@@ -33,6 +33,9 @@ import type { Backend } from "@/lib/store/backend";
 import { openUpstashBackend, type RedisBackend } from "@/lib/store/redis/backend";
 import { createUpstashGuard } from "@/lib/store/redis/call-guard";
 import { openSqliteBackend } from "@/lib/store/sqlite/backend";
+import { createBullmqTier } from "@/lib/tier/bullmq";
+import { createInlineTier } from "@/lib/tier/inline";
+import type { WorkTier } from "@/lib/tier/types";
 import { recordJob } from "@/lib/usage/recording";
 import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
 import { WorkQueue } from "@/lib/work/queue";
@@ -80,6 +83,8 @@ export type Services = Repositories & {
   /** One reader of the job store for every open event stream on this instance. */
   jobWatch: JobWatcher;
   runner: JobRunner;
+  /** Where async and synchronous jobs run: in this process (inline), or on workers fed by BullMQ (WORK_TIER). */
+  tier: WorkTier;
   /** Delivers the webhook outbox; started by startBackground, poked when a job with a webhook ends. */
   webhookWorker: WebhookWorker;
   /** This process's work in flight, and the signal that stops it at shutdown (server.ts drains it). */
@@ -98,6 +103,20 @@ export function openStorage(config: Config): ImageStorage {
   if (config.s3) return createS3Storage(config.s3);
   if (config.blobToken) return createVercelBlobStorage({ token: config.blobToken });
   return createLocalStorage(config.dataDir, config.publicCdnUrl);
+}
+
+/** The work tier WORK_TIER names: in process, or BullMQ queues on REDIS_URL with inputs in the storage's temp area. */
+export function openTier(
+  config: Config,
+  deps: { jobs: Services["jobs"]; runner: JobRunner; storage: ImageStorage },
+): WorkTier {
+  if (config.tier.kind === "inline") return createInlineTier(deps.runner, deps.jobs);
+  return createBullmqTier({
+    redisUrl: config.tier.redisUrl,
+    jobs: deps.jobs,
+    runner: deps.runner,
+    temp: deps.storage.temp,
+  });
 }
 
 /**
@@ -120,6 +139,7 @@ export function createServices(
     },
   });
   const storage = overrides.storage ?? openStorage(config);
+  const runner = createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain);
   return {
     ...repositories,
     config,
@@ -150,7 +170,8 @@ export function createServices(
     }),
     streams: new StreamSlots(),
     jobWatch: createJobWatcher(repositories.jobs),
-    runner: createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain),
+    runner,
+    tier: openTier(config, { jobs: repositories.jobs, runner, storage }),
     webhookWorker,
     drain,
   };
@@ -206,8 +227,11 @@ function createJobRunner(
     onFinished: (job) => {
       // Its delivery was written with its end: the first attempt goes now, not at the next poll.
       if (job.internal.webhookUrl) webhooks.poke();
-      void recordJob(deps, job);
+      // A synchronous request's job is counted by the request, with its answer.
+      if (!job.internal.sync) void recordJob(deps, job);
     },
     leaseMs: config.jobs.leaseMs,
+    // On the work tier, BullMQ's stalled-job check hands a dead worker's job to another: no leases to sweep.
+    leased: config.tier.kind === "inline",
   });
 }

@@ -1,5 +1,6 @@
 // GET /metrics – Prometheus text format, for a scraper holding METRICS_TOKEN as a Bearer: 404 while the token is
 // unset (as if there were no such path), 401 on a missing or wrong one.
+import { tierView } from "@/lib/console/overview";
 import { tokenMatches } from "@/lib/http/admin-auth";
 import { bearerToken } from "@/lib/http/bearer";
 import { observeWrongToken, renderMetrics } from "@/lib/metrics";
@@ -19,7 +20,11 @@ export async function GET(req: Request): Promise<Response> {
     if (presented !== undefined) observeWrongToken("metrics", "refused");
     return text(401, "Send METRICS_TOKEN as a Bearer token.\n", { "WWW-Authenticate": 'Bearer realm="metrics"' });
   }
-  const live = { routes: describeRouteStates(svc.engines), pools: svc.engines.describeGpuPools() };
+  const live = {
+    routes: describeRouteStates(svc.engines),
+    pools: svc.engines.describeGpuPools(),
+    tier: svc.tier.kind === "inline" ? undefined : await tierView(svc.tier),
+  };
   const { contentType, body } = await renderMetrics(live);
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }

@@ -42,6 +42,11 @@ export const GUIDES: readonly Guide[] = [
     covers: "local files, Vercel Blob or any S3-compatible bucket (R2, MinIO, Swift…), /cdn, lifecycle rules",
   },
   { slug: "self-hosting", title: "Self-hosted", covers: "one machine, or several instances behind a load balancer" },
+  {
+    slug: "scaling",
+    title: "Scaling",
+    covers: "the BullMQ work tier: web instances apart from workers, sizing, Redis",
+  },
   { slug: "docker", title: "Docker and compose", covers: "the image, compose.yaml with Redis, replicas, draining" },
   { slug: "vercel", title: "Vercel", covers: "deploying on Vercel" },
   { slug: "console", title: "Operators' console", covers: "the console, its API and the operator commands" },

@@ -6,8 +6,10 @@ import type { RouteHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
 import type { ImageStore } from "@/lib/images/store";
 import type { SweepStats } from "@/lib/images/sweep";
+import { describeError, log } from "@/lib/log";
 import type { Buckets } from "@/lib/quota/policies";
 import type { QuotaCounters } from "@/lib/quota/types";
+import type { WorkTier } from "@/lib/tier/types";
 import type { WorkQueue } from "@/lib/work/queue";
 
 export type RouteView = { route: string; models: string[] } & RouteHealth;
@@ -24,7 +26,41 @@ export type Overview = {
   preview_models: string[];
   /** Stored images now (null when the store cannot count them), and this instance's retention sweeps. */
   images: { stored: number | null; retention_days: number; sweeps: SweepStats };
+  work_tier: TierView;
 };
+
+export type TierView = {
+  kind: "inline" | "bullmq";
+  workers_alive: number | null;
+  queues: { name: string; depth: number; running: number; oldest_age_seconds: number }[];
+  stalls: number | null;
+  outcomes: Record<string, number>;
+  error?: string;
+};
+
+/** The work tier's workers and queues as the console and /metrics show them. */
+export async function tierView(tier: Pick<WorkTier, "kind" | "stats">): Promise<TierView> {
+  const empty = { kind: tier.kind, workers_alive: null, queues: [], stalls: null, outcomes: {} };
+  try {
+    const stats = await tier.stats();
+    if (!stats) return empty;
+    return {
+      kind: tier.kind,
+      workers_alive: stats.workersAlive,
+      queues: stats.queues.map((q) => ({
+        name: q.name,
+        depth: q.depth,
+        running: q.running,
+        oldest_age_seconds: Math.round(q.oldestAgeSeconds * 10) / 10,
+      })),
+      stalls: stats.stalls,
+      outcomes: stats.outcomes,
+    };
+  } catch (err) {
+    log.warn("work tier: the queues could not be read", describeError(err));
+    return { ...empty, error: "The work queues cannot be read (Redis is unavailable)." };
+  }
+}
 
 type Deps = {
   sweepStats: SweepStats;
@@ -35,6 +71,7 @@ type Deps = {
   config: Config;
   queues: { generate: WorkQueue; enhance: WorkQueue };
   images: ImageStore;
+  tier: Pick<WorkTier, "kind" | "stats">;
 };
 
 export async function consoleOverview(deps: Deps): Promise<Overview> {
@@ -54,10 +91,11 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     return { used: usage.used, limit: usage.limit };
   };
   const { work } = deps.config;
-  const [generateCap, enhanceCap, stored] = await Promise.all([
+  const [generateCap, enhanceCap, stored, workTier] = await Promise.all([
     cap(deps.buckets.freeGlobalGenerations),
     cap(deps.buckets.freeGlobalEnhancements),
     deps.images.count().catch(() => null),
+    tierView(deps.tier),
   ]);
   return {
     routes: [...routes].map(([route, models]) => ({ route, models, ...deps.engines.routeHealth(route) })),
@@ -73,5 +111,6 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     store: deps.backend.kind,
     preview_models: previewModels,
     images: { stored, retention_days: deps.config.images.retentionDays, sweeps: { ...deps.sweepStats } },
+    work_tier: workTier,
   };
 }

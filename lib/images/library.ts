@@ -8,6 +8,7 @@ import { describeError, log } from "@/lib/log";
 import { observeImageStored } from "@/lib/metrics";
 import { withSpan } from "@/lib/metrics/trace";
 import { DAY_MS } from "@/lib/quota/types";
+import { readAll } from "@/lib/storage/read-all";
 import type { ImageStorage } from "@/lib/storage/types";
 import { hashDeleteToken, newDeleteToken } from "./owner";
 
@@ -130,14 +131,7 @@ export async function readImageBytes(storage: ImageStorage, id: string, maxBytes
     await opened.stream.cancel();
     throw new ImageTooLarge("The library image is over the upload limit.");
   }
-  const chunks: Uint8Array[] = [];
-  const reader = opened.stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  return readAll(opened);
 }
 
 /** An owner's live images, newest first. `after` is the position a previous page ended at. */

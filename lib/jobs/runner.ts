@@ -40,6 +40,12 @@ export type JobRunnerOptions = {
    * @default 60_000
    */
   leaseMs?: number;
+  /**
+   * False when another system owns the jobs' lives (the BullMQ work tier: its stalled-job check hands a dead worker's
+   * job to another): records then carry no lease to renew, and the sweep never ends them.
+   * @default true
+   */
+  leased?: boolean;
   /** @default 250 */
   pollMs?: number;
   /** The process's drain: counts each job in flight, and stops the ones still running when the grace is over. */
@@ -57,6 +63,9 @@ type Active = {
 
 const PROGRESS_EVERY_MS = 200;
 
+/** The lease of a job whose life another system owns (see `leased`): it never lapses. */
+const NO_LEASE = Number.MAX_SAFE_INTEGER;
+
 export function newJobId(): string {
   return `job_${crypto.randomBytes(16).toString("hex")}`;
 }
@@ -65,12 +74,14 @@ export class JobRunner {
   readonly instance = `inst_${crypto.randomBytes(8).toString("hex")}`;
   private readonly active = new Map<string, Active>();
   private readonly leaseMs: number;
+  private readonly leased: boolean;
   private readonly pollMs: number;
   private timers: NodeJS.Timeout[] = [];
   private sweeping = false;
 
   constructor(private readonly opts: JobRunnerOptions) {
     this.leaseMs = opts.leaseMs ?? 60_000;
+    this.leased = opts.leased ?? true;
     this.pollMs = opts.pollMs ?? 250;
   }
 
@@ -83,6 +94,8 @@ export class JobRunner {
     keyId?: string;
     plan?: "free" | "pro";
     model?: string;
+    /** A synchronous request's job: its caller answers it and counts its usage. */
+    sync?: boolean;
   }) {
     const record: JobRecord = {
       id: newJobId(),
@@ -94,12 +107,13 @@ export class JobRunner {
       ...(input.webhookUrl && { webhook: { attempts: 0, last_status: null, delivered_at: null } }),
       internal: {
         instance: this.instance,
-        leaseUntil: Date.now() + this.leaseMs,
+        leaseUntil: this.leased ? Date.now() + this.leaseMs : NO_LEASE,
         units: input.units,
         ...(input.webhookUrl && { webhookUrl: input.webhookUrl }),
         ...(input.keyId && { keyId: input.keyId }),
         ...(input.plan && { plan: input.plan }),
         ...(input.model && { model: input.model }),
+        ...(input.sync && { sync: true }),
       },
     };
     return record;
@@ -108,9 +122,32 @@ export class JobRunner {
   /** Stores the record, then runs the work in the background; the promise it returns settles when the job does. */
   async accept(record: JobRecord, work: JobWork): Promise<{ done: Promise<void> }> {
     await this.opts.jobs.create(record);
-    this.startTimers();
-    const done = this.run(record, work);
+    const done = this.execute(record, work).then(() => undefined);
     return { done: this.opts.drain ? this.opts.drain.track(done) : done };
+  }
+
+  /**
+   * Runs the work of a stored queued record here and keeps the record true; resolves with the record as the job
+   * ended, or null when someone else ended it (a cancel, the sweep). A work tier's worker calls it for each job.
+   */
+  async execute(record: JobRecord, work: JobWork): Promise<JobRecord | null> {
+    this.startTimers();
+    return this.run(record, work);
+  }
+
+  /**
+   * Ends a job whose run was lost (its worker died more often than the retry limit allows): failed, with its units
+   * given back and its webhook written, unless it already ended. Returns the failed record, or null.
+   */
+  async failLost(id: string, message: string): Promise<JobRecord | null> {
+    const job = await this.opts.jobs.get(id);
+    if (!job || isFinished(job.status)) return null;
+    const failed = await this.endFailed(job, { code: "server_error", message });
+    if (failed) {
+      await this.refundQuietly(failed);
+      this.finished(failed);
+    }
+    return failed;
   }
 
   /**
@@ -143,7 +180,7 @@ export class JobRunner {
     return this.opts.jobs.get(id);
   }
 
-  private async run(record: JobRecord, work: JobWork): Promise<void> {
+  private async run(record: JobRecord, work: JobWork): Promise<JobRecord | null> {
     const controller = new AbortController();
     const entry: Active = { controller, writes: Promise.resolve(), lastProgressAt: 0 };
     this.active.set(record.id, entry);
@@ -212,6 +249,7 @@ export class JobRunner {
         await this.opts.webhookFor?.(record),
       );
       if (done) this.finished(done);
+      return done;
     } catch (err) {
       clearTimeout(entry.flush);
       await entry.writes;
@@ -225,6 +263,7 @@ export class JobRunner {
         await this.refundQuietly(failed);
         this.finished(failed);
       }
+      return failed;
     } finally {
       stopping?.removeEventListener("abort", stop);
       this.active.delete(record.id);
@@ -267,7 +306,7 @@ export class JobRunner {
     if (this.timers.length > 0) return;
     let lastRenew = Date.now();
     const poll = setInterval(() => {
-      const renew = Date.now() - lastRenew > this.leaseMs / 3;
+      const renew = this.leased && Date.now() - lastRenew > this.leaseMs / 3;
       if (renew) lastRenew = Date.now();
       for (const [id, entry] of this.active) {
         void this.opts.jobs

@@ -52,6 +52,8 @@ export type JobRecord = {
     /** For the usage history, recorded when the job ends: the caller's plan and the model asked for. */
     plan?: "free" | "pro";
     model?: string;
+    /** A synchronous request's job (work tier): the request answers it and counts its usage, not the job. */
+    sync?: boolean;
   };
 };
 

@@ -45,6 +45,40 @@ function createMetrics() {
       labelNames: ["kind", "status"] as const,
       registers,
     }),
+    tierWorkers: new Gauge({
+      name: "darkroom_tier_workers_alive",
+      help: "Work tier (WORK_TIER=bullmq): worker processes whose heartbeat is current.",
+      registers,
+    }),
+    tierDepth: new Gauge({
+      name: "darkroom_tier_queue_depth",
+      help: "Work tier: jobs waiting in each BullMQ queue.",
+      labelNames: ["queue"] as const,
+      registers,
+    }),
+    tierRunning: new Gauge({
+      name: "darkroom_tier_queue_running",
+      help: "Work tier: jobs a worker runs now, per BullMQ queue.",
+      labelNames: ["queue"] as const,
+      registers,
+    }),
+    tierOldest: new Gauge({
+      name: "darkroom_tier_queue_oldest_age_seconds",
+      help: "Work tier: how long the oldest waiting job of each BullMQ queue has waited.",
+      labelNames: ["queue"] as const,
+      registers,
+    }),
+    tierOutcomes: new Gauge({
+      name: "darkroom_tier_jobs_finished",
+      help: "Work tier: jobs the workers finished, by final status (a count kept in Redis by every worker).",
+      labelNames: ["status"] as const,
+      registers,
+    }),
+    tierStalls: new Gauge({
+      name: "darkroom_tier_stalls",
+      help: "Work tier: jobs whose worker died or froze, so another ran them (a count kept in Redis).",
+      registers,
+    }),
     queueWaiting: new Gauge({
       name: "darkroom_queue_waiting",
       help: "Work waiting for a slot, per work queue.",
@@ -162,7 +196,26 @@ export function trackQueue(queue: QueueGauge): void {
 export type LiveState = {
   routes: { model: string; route: string; failing: boolean }[];
   pools: { kind: string; servers: { server: number; health: "ok" | "failing" | "out"; in_flight: number }[] }[];
+  /** The work tier's workers and queues; absent inline. */
+  tier?: {
+    workers_alive: number | null;
+    queues: { name: string; depth: number; running: number; oldest_age_seconds: number }[];
+    stalls: number | null;
+    outcomes: Record<string, number>;
+  };
 };
+
+/** The work tier's gauges, from what Redis says now. */
+function setTierGauges(m: Metrics, tier: NonNullable<LiveState["tier"]>): void {
+  m.tierWorkers.set(tier.workers_alive ?? 0);
+  for (const q of tier.queues) {
+    m.tierDepth.set({ queue: q.name }, q.depth);
+    m.tierRunning.set({ queue: q.name }, q.running);
+    m.tierOldest.set({ queue: q.name }, q.oldest_age_seconds);
+  }
+  for (const [status, count] of Object.entries(tier.outcomes)) m.tierOutcomes.set({ status }, count);
+  m.tierStalls.set(tier.stalls ?? 0);
+}
 
 /** The Prometheus text exposition of everything, with the live gauges set from `live` first. */
 export async function renderMetrics(live: LiveState): Promise<{ contentType: string; body: string }> {
@@ -173,6 +226,7 @@ export async function renderMetrics(live: LiveState): Promise<{ contentType: str
     m.queueWaitingLimit.set({ queue: q.name }, q.maxQueued);
     m.queueConcurrency.set({ queue: q.name }, q.concurrency);
   }
+  if (live.tier) setTierGauges(m, live.tier);
   m.routeUp.reset();
   for (const r of live.routes) m.routeUp.set({ model: r.model, route: r.route }, r.failing ? 0 : 1);
   m.gpuServerState.reset();

@@ -205,6 +205,22 @@ export const overviewView = z.object({
       lastError: z.string().nullable(),
     }),
   }),
+  /** The work tier (WORK_TIER): inline, or BullMQ with its workers and queues; `error` when Redis cannot say. */
+  work_tier: z.object({
+    kind: z.enum(["inline", "bullmq"]),
+    workers_alive: z.number().int().nullable(),
+    queues: z.array(
+      z.object({
+        name: z.string(),
+        depth: z.number().int(),
+        running: z.number().int(),
+        oldest_age_seconds: z.number(),
+      }),
+    ),
+    stalls: z.number().int().nullable(),
+    outcomes: z.record(z.string(), z.number().int()),
+    error: z.string().optional(),
+  }),
 });
 export type OverviewView = z.infer<typeof overviewView>;
 

@@ -34,6 +34,8 @@ export type StatusInput = {
   disk?: DiskCheck | null;
   /** Why the image storage fails its check (from createStorageHealth), or null when it answers. */
   storageProblem?: string | null;
+  /** The work tier's live workers (null: inline, no workers to count), or why they could not be counted. */
+  workTier?: { workers_alive: number | null; error?: string } | null;
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
   enhancer: Pick<Enhancer, "describe">;
@@ -52,6 +54,11 @@ export function buildStatus(input: StatusInput): StatusResponse {
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
   if (input.storageProblem) reasons.push(input.storageProblem);
+  const tier = input.workTier;
+  if (tier?.error) reasons.push(tier.error);
+  else if (tier?.workers_alive === 0) {
+    reasons.push("No live workers: jobs wait in the work queue until a worker starts (npm run worker).");
+  }
   if (disk?.low) {
     reasons.push(
       `Low disk space: ${disk.freeMb} MB free on DATA_DIR, below MIN_FREE_DISK_MB (${disk.minFreeMb} MB); new images may fail until space is freed.`,

@@ -1,16 +1,17 @@
 // POST /api/enhance – enhance and upscale an uploaded photo, synchronously or as an async job.
 
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
-import { type EnhancedResult, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import { type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import { enhanceBody } from "@/lib/features/enhance/answer";
 import { parseEnhance } from "@/lib/features/enhance/parse";
 import { recordDepsFor } from "@/lib/features/images/records";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import { runSync } from "@/lib/features/jobs/sync";
+import { taskOf } from "@/lib/features/jobs/work";
 import { keepAlive } from "@/lib/http/keep-alive";
 import { readUploadInOrder } from "@/lib/http/read-upload";
 import { rejectOtherMethods, withApi } from "@/lib/http/with-api";
 import { sha256 } from "@/lib/idempotency/idempotency";
-import type { Usage } from "@/lib/quota/types";
-import type { EnhanceResponse } from "@/lib/schemas/enhance";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -32,6 +33,16 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     if (replay) return replay;
     const usage = await quota.take();
 
+    const task = taskOf(svc, { kind: "enhance", input, usage, requestId, origin, caller });
+    if (mode.async) {
+      const job = await acceptJob(svc, { kind: "enhance", caller, quota, webhookUrl: mode.webhookUrl, origin }, task);
+      // The job holds the upload's bytes until it settles.
+      heldByJob = true;
+      keepAlive(job.done.finally(upload.release));
+      return job.response;
+    }
+    if (svc.tier.kind !== "inline") return await runSync(svc, { kind: "enhance", caller, quota, signal }, task);
+
     const deps = {
       requestId,
       origin,
@@ -41,44 +52,12 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
       enhancer: svc.enhancer,
       ...recordDepsFor(svc, caller),
     };
-    if (mode.async) {
-      const job = await acceptJob(
-        svc,
-        { kind: "enhance", caller, quota, webhookUrl: mode.webhookUrl, origin },
-        async ({ signal, begin, onQueued, onProgress }) =>
-          bodyOf(input, await enhanceImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage),
-      );
-      // The job holds the upload's bytes until it settles.
-      heldByJob = true;
-      keepAlive(job.done.finally(upload.release));
-      return job.response;
-    }
-
     const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });
     quota.note({ engine: image.engine });
-    return bodyOf(input, image, usage);
+    return enhanceBody(input, image, usage);
   } finally {
     if (!heldByJob) upload.release();
   }
 });
-
-function bodyOf(input: EnhanceInput, image: EnhancedResult, usage: Usage): EnhanceResponse {
-  return {
-    success: true,
-    url: image.url,
-    original_size: image.originalSize,
-    enhanced_size: image.enhancedSize,
-    id: image.id,
-    strength: input.strength,
-    scale: image.scale,
-    model: input.model,
-    engine: image.engine,
-    usage: usage.used,
-    remaining: usage.remaining,
-    // Image library: when the image goes, and the token that deletes it.
-    expires_at: image.expiresAt,
-    delete_token: image.deleteToken,
-  };
-}
 
 export const { GET, PUT, PATCH, DELETE } = rejectOtherMethods(["POST"]);

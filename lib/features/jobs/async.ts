@@ -1,11 +1,11 @@
 // Async requests: whether the caller asked for one (Prefer: respond-async, or a webhook), and accepting a job with
 // the contract's 202.
 import type { Caller } from "@/lib/auth/types";
-import type { JobWork } from "@/lib/jobs/runner";
 import type { JobKind } from "@/lib/jobs/types";
 import type { Quota } from "@/lib/quota/ledger";
 import { ApiError } from "@/lib/schemas/api-error";
 import type { Services } from "@/lib/services";
+import type { JobTask } from "@/lib/tier/types";
 import { checkWebhookUrl } from "@/lib/webhooks";
 
 export type AsyncMode = { async: false } | { async: true; webhookUrl?: string };
@@ -32,29 +32,15 @@ export function asyncModeOf(
 }
 
 /**
- * Accepts the work as a job holding the request's units, and answers 202 with where to follow it. A Pro key revoked
- * while its job waits stops it as it leaves the queue: the job fails as `unauthorized` and the unit comes back.
+ * Accepts the work as a job holding the request's units, hands it to the work tier, and answers 202 with where to
+ * follow it.
  */
 export async function acceptJob(
-  svc: Pick<Services, "runner" | "keys">,
+  svc: Pick<Services, "runner" | "tier">,
   input: { kind: JobKind; caller: Caller; quota: Quota; webhookUrl?: string; origin: string },
-  work: JobWork,
+  task: JobTask,
 ): Promise<{ response: Response; done: Promise<void> }> {
-  const { runner } = svc;
-  const keyId = input.caller.keyId;
-  const checked: JobWork = keyId
-    ? (ctx) =>
-        work({
-          ...ctx,
-          begin: async () => {
-            const key = await svc.keys.findKey(keyId);
-            if (!key || key.revokedAt)
-              throw new ApiError("unauthorized", "The key was revoked before the job started.");
-            await ctx.begin();
-          },
-        })
-    : work;
-  const record = runner.newRecord({
+  const record = svc.runner.newRecord({
     kind: input.kind,
     owner: input.caller.identity,
     units: input.quota.heldUnits(),
@@ -63,7 +49,7 @@ export async function acceptJob(
     plan: input.caller.plan,
     model: input.quota.noted.model,
   });
-  const { done } = await input.quota.handOff(() => runner.accept(record, checked));
+  const { done } = await input.quota.handOff(() => svc.tier.accept(record, task));
   const location = `/api/jobs/${record.id}`;
   const body = {
     success: true,

@@ -5,11 +5,15 @@ import sharp from "sharp";
 import type { Caller } from "@/lib/auth/types";
 import { MODELS } from "@/lib/catalog/models";
 import { DEFAULT_OUTPUT } from "@/lib/catalog/output-formats";
-import { type GenerateDeps, type GenerateInput, generateImages } from "@/lib/engines/generate";
+import { type GenerateDeps, type GeneratedBatch, type GenerateInput, generateImages } from "@/lib/engines/generate";
 import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/features/generate/flow";
+import { runSync } from "@/lib/features/jobs/sync";
+import { taskOf } from "@/lib/features/jobs/work";
 import type { Idempotency } from "@/lib/idempotency/idempotency";
 import { encodeOutput } from "@/lib/images/encode";
+import { readImageBytes } from "@/lib/images/library";
 import type { Quota } from "@/lib/quota/ledger";
+import type { GenerateResponse } from "@/lib/schemas/generate";
 import type { Services } from "@/lib/services";
 import { completedEvent, imagesBody, partialImageEvent } from "./answer";
 import type { AnswerShape, ImagesRequest } from "./parse";
@@ -47,11 +51,17 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
     const checked = await checkGenerate(svc, caller, quota, request.order);
     const replay = await idempotency.begin(request.fingerprint);
     if (replay) return { kind: "body", body: replay };
-    await quota.take(request.order.input.n ?? 1);
+    const usage = await quota.take(request.order.input.n ?? 1);
 
     const work = await prepareWork(svc, checked);
-    const deps = generateDeps(svc, { requestId, origin }, checked.records);
     const stream = request.stream;
+    if (!stream && svc.tier.kind !== "inline") {
+      // Through the work tier: the same job as /api/generate's, its images read back for b64_json.
+      const task = taskOf(svc, { kind: "generate", input: work, uses12: true, usage, requestId, origin, caller });
+      const body = await runSync(svc, { kind: "generate", caller, quota, signal: at.signal }, task);
+      return { kind: "body", body: imagesBody(request.answer, await batchOfBody(svc, body as GenerateResponse)) };
+    }
+    const deps = generateDeps(svc, { requestId, origin }, checked.records);
     if (stream) {
       streaming = true;
       return {
@@ -66,6 +76,26 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
     // A stream holds the upload until its work ends.
     if (!streaming) request.release();
   }
+}
+
+/** A generate body's images with their bytes, as the in-process work hands them to the /v1 answer. */
+async function batchOfBody(svc: Services, body: GenerateResponse): Promise<GeneratedBatch> {
+  const listed = body.images ?? [body];
+  const images = await Promise.all(
+    listed.map(async (image) => ({
+      id: image.id ?? "",
+      url: image.url,
+      width: image.width ?? 0,
+      height: image.height ?? 0,
+      seed: image.seed,
+      engine: body.engine ?? "",
+      ai: body.ai ?? false,
+      expiresAt: image.expires_at ?? null,
+      deleteToken: image.delete_token ?? "",
+      bytes: await readImageBytes(svc.storage, image.id ?? "", Number.MAX_SAFE_INTEGER),
+    })),
+  );
+  return { images, failed: 0 };
 }
 
 type StreamRequest = ImagesRequest & { stream: { partialImages: number } };

@@ -1,0 +1,159 @@
+// The BullMQ tier as a worker process runs it (`npm run worker`): one BullMQ Worker per queue takes jobs, rebuilds
+// each one's work from its description, and runs it under the job runner, which keeps the record true (progress,
+// cancels made on any web instance, the end with its webhook, units given back on failure). Every effect is keyed by
+// the job: the units were taken once at acceptance, and only the one transition that ends the record refunds, writes
+// the webhook and records usage, so a job run again after its worker died is still charged and delivered once.
+import crypto from "node:crypto";
+import { type Job, QueueEvents, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { JobRunner, JobWork } from "@/lib/jobs/runner";
+import type { JobStore } from "@/lib/jobs/store";
+import { isFinished, type JobKind, type JobRecord } from "@/lib/jobs/types";
+import { describeError, log } from "@/lib/log";
+import type { TempArea } from "@/lib/storage/types";
+import { LOST_MESSAGE } from "./bullmq";
+import { HEARTBEAT_EVERY_MS, HEARTBEAT_TTL_MS, OUTCOMES_KEY, QUEUE_OF_KIND, STALLS_KEY, WORKERS_KEY } from "./names";
+import { dropJobData, type PackedData, unpackJobData } from "./payload";
+import { tierConnection } from "./redis";
+import type { JobSpec } from "./types";
+
+export type ConsumerOptions = {
+  redisUrl: string;
+  /** Jobs run at once by this process, per queue. */
+  concurrency: number;
+  /** Times a job whose worker died is run again before it fails. */
+  stallLimit: number;
+  /** How often workers look for jobs whose worker died; a job's lock lasts twice this. */
+  stallCheckMs: number;
+  jobs: Pick<JobStore, "get" | "transition">;
+  runner: Pick<JobRunner, "execute" | "failLost">;
+  temp: TempArea;
+  /** The flows' work for a job's description. */
+  workOf: (spec: JobSpec) => JobWork;
+};
+
+export type Consumer = {
+  readonly id: string;
+  /** Jobs running here now. */
+  running(): number;
+  /** Stops taking jobs and waits up to `graceMs` for the running ones; what still runs then is handed back. */
+  drain(graceMs: number): Promise<{ handedBack: number }>;
+};
+
+/** The answer a job's BullMQ entry keeps: how it ended (the record in the store holds the rest). */
+type Outcome = { status: JobRecord["status"] | "gone" };
+
+export function startConsumer(opts: ConsumerOptions): Consumer {
+  const id = `worker_${crypto.randomBytes(8).toString("hex")}`;
+  const redis = tierConnection(opts.redisUrl, "blocking");
+  redis.on("error", (err) => log.warn("work tier: Redis error", describeError(err)));
+  let active = 0;
+
+  const process = async (job: Job<PackedData>): Promise<Outcome> => {
+    active++;
+    try {
+      return await runOne(opts, job, redis);
+    } finally {
+      active--;
+    }
+  };
+
+  const workers = (Object.keys(QUEUE_OF_KIND) as JobKind[]).map((kind) => {
+    const worker = new Worker<PackedData, Outcome>(QUEUE_OF_KIND[kind], process, {
+      connection: tierConnection(opts.redisUrl, "blocking"),
+      concurrency: opts.concurrency,
+      maxStalledCount: opts.stallLimit,
+      stalledInterval: opts.stallCheckMs,
+      lockDuration: opts.stallCheckMs * 2,
+      name: id,
+    });
+    worker.on("error", (err) => log.warn("work tier: worker error", { queue: kind, ...describeError(err) }));
+    worker.on("stalled", (jobId) => {
+      log.warn("work tier: a job's worker stopped; it runs again", { job_id: jobId });
+      void redis.incr(STALLS_KEY).catch(() => undefined);
+    });
+    return worker;
+  });
+
+  // A job BullMQ failed for good (its workers died past the limit) ends failed, its units given back, its temporary
+  // inputs removed. Every worker hears it; the record's one transition makes it happen once.
+  const events = (Object.keys(QUEUE_OF_KIND) as JobKind[]).map((kind) => {
+    const queueEvents = new QueueEvents(QUEUE_OF_KIND[kind], { connection: tierConnection(opts.redisUrl, "blocking") });
+    queueEvents.on("error", () => undefined);
+    queueEvents.on("failed", ({ jobId, failedReason }) => {
+      void opts.runner
+        .failLost(jobId, LOST_MESSAGE)
+        .then((failed) => {
+          if (!failed) return;
+          log.warn("work tier: job failed past the retry limit", { job_id: jobId, reason: failedReason });
+          return redis.hincrby(OUTCOMES_KEY, "failed", 1);
+        })
+        .catch((err) => log.warn("work tier: ending a lost job failed", { job_id: jobId, ...describeError(err) }));
+    });
+    return queueEvents;
+  });
+
+  const beat = () =>
+    void redis
+      .zadd(WORKERS_KEY, Date.now() + HEARTBEAT_TTL_MS, id)
+      .catch((err) => log.warn("work tier: heartbeat failed", describeError(err)));
+  beat();
+  const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
+
+  return {
+    id,
+    running: () => active,
+    async drain(graceMs) {
+      const handedBack = { n: 0 };
+      const closing = Promise.all(workers.map((w) => w.close()));
+      const inTime = await Promise.race([
+        closing.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
+      ]);
+      if (!inTime) {
+        // Still running past the grace: the jobs' locks are not renewed once the process goes, and the stalled-job
+        // check hands each one to another worker (counted against its retry limit).
+        handedBack.n = active;
+        await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
+      }
+      clearInterval(heartbeat);
+      await Promise.all(events.map((e) => e.close().catch(() => undefined)));
+      await redis.zrem(WORKERS_KEY, id).catch(() => undefined);
+      redis.disconnect();
+      return { handedBack: handedBack.n };
+    },
+  };
+}
+
+/** Runs one job: a retry after its worker died starts again from the queue; an ended record is not run again. */
+async function runOne(opts: ConsumerOptions, job: Job<PackedData>, redis: Redis): Promise<Outcome> {
+  const jobId = job.id ?? "";
+  let record = await opts.jobs.get(jobId);
+  if (!record || isFinished(record.status)) {
+    await dropJobData(job.data, opts.temp);
+    return { status: record?.status ?? "gone" };
+  }
+  if (record.status === "running") {
+    // Its last worker died mid-run: the record goes back to queued, so this run starts it as the first did.
+    record =
+      (await opts.jobs.transition(jobId, ["running"], {
+        status: "queued",
+        progress: { fraction: null, queue_position: null, stage: "queued" },
+      })) ?? record;
+    if (isFinished(record.status)) return { status: record.status };
+  }
+  let ended: JobRecord | null;
+  try {
+    const spec = await unpackJobData<JobSpec>(job.data, opts.temp);
+    ended = await opts.runner.execute(record, opts.workOf(spec));
+  } catch (err) {
+    // The description could not be read back (its input gone): the job cannot run anywhere.
+    log.error("work tier: a job could not be started", { job_id: jobId, ...describeError(err) });
+    ended = await opts.runner.failLost(jobId, "The job's input could not be read. Please submit it again.");
+  }
+  const final = ended ?? (await opts.jobs.get(jobId));
+  await dropJobData(job.data, opts.temp);
+  const status = final?.status ?? "gone";
+  if (ended) await redis.hincrby(OUTCOMES_KEY, status, 1).catch(() => undefined);
+  return { status };
+}

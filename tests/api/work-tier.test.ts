@@ -1,0 +1,359 @@
+// The BullMQ work tier (issue 31, contract 1.3): two web instances and worker processes (`npm run worker`) on one
+// real redis-server and one image folder, a ComfyUI fake whose steps take time, and the preview engine. Jobs wait
+// while no worker lives (and status says why), run once one starts, survive a worker's SIGKILL (charged, stored and
+// delivered once) and its SIGTERM, answer synchronous requests as an inline instance does, and Pro goes first.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import crypto from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { createClient } from "redis";
+import sharp from "sharp";
+import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
+import { type App, createKey, ROOT, startApp, tempDataDir } from "../helpers/app";
+import { BROWSER, call, enhance, generate } from "../helpers/http";
+import { hasRedisServer, type RedisServer, startRedisServer } from "../helpers/redis-server";
+import { type Receiver, startReceiver } from "../helpers/webhook-receivers";
+
+const WAIT_MS = 120_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type WorkerProc = {
+  id: Promise<string>;
+  logs: () => string;
+  alive: () => boolean;
+  kill: () => void;
+  terminate: () => Promise<number | null>;
+};
+
+let redis: RedisServer;
+let comfy: ComfyFake;
+let receiver: Receiver;
+let a: App;
+let b: App;
+let inline: App;
+let env: Record<string, string>;
+const workers: WorkerProc[] = [];
+let redisClient: ReturnType<typeof createClient>;
+
+/** Starts `npm run worker`'s entry (worker.ts) as its own process group; `id` resolves once it is ready. */
+function startWorker(): WorkerProc {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "worker.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const id = (async () => {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const ready = /ready as (worker_[a-f0-9]+)/.exec(output);
+      if (ready) return ready[1];
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`worker exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+      }
+      if (Date.now() > deadline) throw new Error(`worker did not start in time:\n${output}`);
+      await sleep(100);
+    }
+  })();
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const proc: WorkerProc = {
+    id,
+    logs: () => output,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid ?? 0), "SIGKILL");
+    },
+    terminate: () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid ?? 0), "SIGTERM");
+      return exited;
+    },
+  };
+  // A worker stopped before it was ready is no failure unless a test waits for it.
+  id.catch(() => undefined);
+  workers.push(proc);
+  return proc;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const found = await probe();
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+const asyncHeaders = (key?: string) => ({
+  Prefer: "respond-async",
+  ...(key ? { Authorization: `Bearer ${key}` } : BROWSER),
+});
+
+async function jobOf(app: App, id: string, key?: string, from?: string) {
+  const res = await call(app.url, `/api/jobs/${id}`, {
+    headers: key ? { Authorization: `Bearer ${key}` } : BROWSER,
+    from,
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.json;
+}
+
+async function finished(app: App, id: string, key?: string, from?: string) {
+  // Once a second: job reads have their own guard of 120 a minute per caller.
+  return until(
+    `job ${id} to finish`,
+    async () => {
+      const job = await jobOf(app, id, key, from);
+      return ["succeeded", "failed", "canceled"].includes(job.status) && job;
+    },
+    1000,
+  );
+}
+
+/** The worker process whose BullMQ lock holds a job now (its `processedBy`). */
+async function workerRunning(jobId: string): Promise<WorkerProc> {
+  const name = await until(`a worker to take ${jobId}`, async () => {
+    const pb = await redisClient.hGet(`bull:darkroom-generate:${jobId}`, "pb");
+    return pb ?? undefined;
+  });
+  for (const w of workers) if ((await w.id.catch(() => "")) === name) return w;
+  throw new Error(`no worker process is ${name}`);
+}
+
+const skip = hasRedisServer() ? false : "redis-server is not installed";
+
+before(async () => {
+  if (skip) return;
+  redis = await startRedisServer();
+  redisClient = createClient({ url: redis.url });
+  await redisClient.connect();
+  comfy = await startComfyFake({ name: "comfy-tier" });
+  receiver = await startReceiver();
+  const dataDir = tempDataDir("work-tier");
+  env = {
+    REDIS_URL: redis.url,
+    REDIS_TIMEOUT_MS: "10000",
+    KEY_PEPPER: crypto.randomBytes(32).toString("hex"),
+    WORK_TIER: "bullmq",
+    WORKER_CONCURRENCY: "1",
+    WORK_STALL_CHECK_MS: "2000",
+    WORK_STALL_LIMIT: "2",
+    DATA_DIR: dataDir,
+    COMFYUI_URLS: comfy.url,
+    MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
+    GENERATION_TIMEOUT_MS: "100000",
+    FREE_GENERATIONS_PER_DAY: "100",
+    WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+  };
+  a = await startApp({ name: "tier-a", dataDir, env });
+  b = await startApp({ name: "tier-b", dataDir, env });
+  const { DATA_DIR: _d, REDIS_URL: _r, KEY_PEPPER: _k, WORK_TIER: _t, ...inlineEnv } = env;
+  inline = await startApp({ name: "tier-inline", env: inlineEnv });
+});
+
+after(async () => {
+  for (const w of workers) w.kill();
+  await Promise.all([a?.stop(), b?.stop(), inline?.stop()]);
+  await redisClient?.quit().catch(() => undefined);
+  await comfy?.close();
+  await receiver?.close();
+  await redis?.close();
+});
+
+describe("the BullMQ work tier", { skip }, () => {
+  it("keeps a job waiting while no worker lives, says why in status, and runs it once a worker starts", async () => {
+    const from = "127.0.4.1";
+    const accepted = await generate(a.url, { prompt: "a quiet harbour", seed: 7 }, { from, headers: asyncHeaders() });
+    assert.equal(accepted.status, 202, accepted.text);
+    await sleep(3000);
+    const waiting = await jobOf(b, accepted.json.id, undefined, from);
+    assert.equal(waiting.status, "queued");
+    const status = await call(b.url, "/api/status", { headers: BROWSER, from });
+    assert.equal(status.json.status, "degraded");
+    assert.ok(
+      status.json.degraded_reasons.some((r: string) => /no live workers/i.test(r)),
+      JSON.stringify(status.json.degraded_reasons),
+    );
+
+    startWorker();
+    startWorker();
+    const done = await finished(b, accepted.json.id, undefined, from);
+    assert.equal(done.status, "succeeded", JSON.stringify(done));
+    assert.equal(done.result.engine, "preview");
+    assert.equal((await call(a.url, new URL(done.result.url).pathname)).status, 200);
+    await until("status to be ok with workers alive", async () => {
+      const s = await call(a.url, "/api/status", { headers: BROWSER, from });
+      return !s.json.degraded_reasons.some((r: string) => /no live workers/i.test(r));
+    });
+  });
+
+  it("answers synchronous and async requests on both instances as an inline instance does", async () => {
+    const body = { prompt: "a red kite over fields", seed: 42, n: 2 };
+    const viaInline = await generate(inline.url, body, { from: "127.0.4.2" });
+    assert.equal(viaInline.status, 200, viaInline.text);
+    for (const [i, app] of [a, b].entries()) {
+      const from = `127.0.4.${3 + i}`;
+      const sync = await generate(app.url, body, { from });
+      assert.equal(sync.status, 200, sync.text);
+      assert.deepEqual(Object.keys(sync.json).sort(), Object.keys(viaInline.json).sort());
+      for (const field of ["model", "ratio", "width", "height", "seed", "engine", "ai", "usage", "remaining"]) {
+        assert.deepEqual(sync.json[field], viaInline.json[field], field);
+      }
+      assert.equal(sync.json.images.length, 2);
+      const [mine, theirs] = await Promise.all([
+        call(app.url, new URL(sync.json.url).pathname),
+        call(inline.url, new URL(viaInline.json.url).pathname),
+      ]);
+      assert.deepEqual(mine.body, theirs.body, "the same seed makes the same image");
+      assert.equal(sync.headers["x-ratelimit-remaining"], viaInline.headers["x-ratelimit-remaining"]);
+
+      const accepted = await generate(app.url, body, { from, headers: asyncHeaders() });
+      assert.equal(accepted.status, 202, accepted.text);
+      const job = await finished(app === a ? b : a, accepted.json.id, undefined, from);
+      assert.equal(job.status, "succeeded");
+      assert.deepEqual(Object.keys(job.result).sort(), Object.keys(viaInline.json).sort());
+    }
+
+    // An enhancement, its upload carried to the worker through the storage's temporary area.
+    const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3a6" } })
+      .png()
+      .toBuffer();
+    const upload = { image: { data: photo, type: "image/png", name: "p.png" }, strength: "0.4" };
+    const inlineEnhanced = await enhance(inline.url, upload, { from: "127.0.4.6" });
+    const tierEnhanced = await enhance(b.url, upload, { from: "127.0.4.7" });
+    assert.equal(tierEnhanced.status, 200, tierEnhanced.text);
+    assert.deepEqual(Object.keys(tierEnhanced.json).sort(), Object.keys(inlineEnhanced.json).sort());
+    assert.equal(tierEnhanced.json.enhanced_size, inlineEnhanced.json.enhanced_size);
+    assert.equal(tierEnhanced.json.original_size, "300x200");
+
+    // A failure answers the same error: a model whose only route fails.
+    comfy.mode = "error";
+    try {
+      const failedInline = await generate(inline.url, { prompt: "a storm", model: "gamma-xl-1024-v1-0" });
+      const failedTier = await generate(a.url, { prompt: "a storm", model: "gamma-xl-1024-v1-0" });
+      assert.equal(failedTier.status, failedInline.status, failedTier.text);
+      assert.equal(failedTier.json.error.code, failedInline.json.error.code);
+      assert.equal(failedTier.json.error.message, failedInline.json.error.message);
+    } finally {
+      comfy.mode = "ok";
+    }
+  });
+
+  it("answers /v1 image generations through the tier as inline does, b64_json included", async () => {
+    const body = JSON.stringify({ prompt: "a lantern on a jetty", n: 2, seed: 9 });
+    const ask = async (app: App) => {
+      const { key } = await createKey(app, "tier-v1");
+      return call(app.url, "/v1/images/generations", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body,
+      });
+    };
+    const [viaTier, viaInline] = [await ask(b), await ask(inline)];
+    assert.equal(viaTier.status, 200, viaTier.text);
+    assert.equal(viaInline.status, 200, viaInline.text);
+    assert.deepEqual(Object.keys(viaTier.json).sort(), Object.keys(viaInline.json).sort());
+    assert.equal(viaTier.json.size, viaInline.json.size);
+    assert.equal(viaTier.json.data.length, 2);
+    for (const [i, item] of viaTier.json.data.entries()) {
+      assert.deepEqual(Object.keys(item).sort(), Object.keys(viaInline.json.data[i]).sort());
+      assert.equal(item.b64_json, viaInline.json.data[i].b64_json, "the same seed makes the same image");
+    }
+  });
+
+  it("finishes a job whose worker was SIGKILLed on another: one unit, one image, one webhook", async () => {
+    const { key } = await createKey(a, "tier-kill");
+    comfy.stepDelayMs = 400;
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt: "a lighthouse in a gale", model: "gamma-xl-1024-v1-0", webhook_url: receiver.url },
+        { headers: { Authorization: `Bearer ${key}` } },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const id = accepted.json.id;
+      const steps = comfy.stepsSent;
+      const victim = await workerRunning(id);
+      await until("the engine to start", async () => comfy.stepsSent > steps);
+      victim.kill();
+      const replacement = startWorker();
+      await replacement.id;
+      const done = await finished(b, id, key);
+      assert.equal(done.status, "succeeded", JSON.stringify(done));
+
+      await sleep(3000);
+      const hooks = receiver.got.filter((g) => JSON.parse(g.body).data.id === id);
+      assert.equal(hooks.length, 1, "one webhook");
+      const status = await call(b.url, "/api/status", { headers: { Authorization: `Bearer ${key}` } });
+      assert.equal(status.json.usage_today, 1, "one unit");
+      const images = await call(b.url, "/api/images", { headers: { Authorization: `Bearer ${key}` } });
+      assert.equal(images.json.images.length, 1, "one image");
+    } finally {
+      comfy.stepDelayMs = 0;
+    }
+  });
+
+  it("lets a SIGTERMed worker finish the job it runs, and exit 0", async () => {
+    const { key } = await createKey(a, "tier-term");
+    comfy.stepDelayMs = 200;
+    try {
+      const accepted = await generate(
+        b.url,
+        { prompt: "a kestrel hovering", model: "gamma-xl-1024-v1-0" },
+        { headers: asyncHeaders(key) },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const steps = comfy.stepsSent;
+      const leaving = await workerRunning(accepted.json.id);
+      await until("the engine to start", async () => comfy.stepsSent > steps);
+      const code = await leaving.terminate();
+      assert.equal(code, 0, leaving.logs());
+      const done = await finished(a, accepted.json.id, key);
+      assert.equal(done.status, "succeeded", JSON.stringify(done));
+      startWorker();
+    } finally {
+      comfy.stepDelayMs = 0;
+    }
+  });
+
+  it("starts a Pro job queued after ten Free jobs before them", async () => {
+    // One worker left, running one job at a time, held busy by a paused GPU server.
+    const live = workers.filter((w) => w.alive());
+    assert.ok(live.length > 0);
+    await Promise.all(live.map((w) => w.id));
+    for (const w of live.slice(1)) await w.terminate();
+    const { key } = await createKey(a, "tier-priority");
+    comfy.paused = true;
+    const ids: { id: string; from?: string; key?: string }[] = [];
+    try {
+      const blocker = await generate(
+        a.url,
+        { prompt: "a blocking job", model: "gamma-xl-1024-v1-0" },
+        { headers: asyncHeaders(key) },
+      );
+      assert.equal(blocker.status, 202, blocker.text);
+      await workerRunning(blocker.json.id);
+      for (let i = 0; i < 10; i++) {
+        const from = `127.0.5.${i + 1}`;
+        const free = await generate(b.url, { prompt: `a free job ${i}` }, { from, headers: asyncHeaders() });
+        assert.equal(free.status, 202, free.text);
+        ids.push({ id: free.json.id, from });
+      }
+      const pro = await generate(a.url, { prompt: "a pro job" }, { headers: asyncHeaders(key) });
+      assert.equal(pro.status, 202, pro.text);
+      comfy.paused = false;
+      const proDone = await finished(a, pro.json.id, key);
+      assert.equal(proDone.status, "succeeded");
+      for (const free of ids) {
+        const job = await finished(b, free.id, undefined, free.from);
+        assert.equal(job.status, "succeeded");
+        assert.ok(Date.parse(job.started_at) >= Date.parse(proDone.started_at), "the Pro job started first");
+      }
+    } finally {
+      comfy.paused = false;
+    }
+  });
+});
