@@ -9,6 +9,7 @@ import { serveCdnRequest } from "./app/cdn/serve-node";
 import { ConfigError, parseConfig } from "./lib/config";
 import { ShuttingDown } from "./lib/errors";
 import { API_ROUTES } from "./lib/http/api-routes";
+import { REFUSED_BODY_LINGER_MS } from "./lib/http/discard-body";
 import { startImageSweeps } from "./lib/images/scheduler";
 import { sweepImages } from "./lib/images/sweep";
 import { describeError, log } from "./lib/log";
@@ -74,6 +75,7 @@ async function main() {
     // a job's event stream, which stays open by design while another instance may run the job, is not waited for.
     if (route !== JOB_EVENTS_ROUTE) drain.track(new Promise((done) => res.once("close", done)));
     signPeer(req, proxies, token);
+    lingerAfterEarlyAnswer(req, res);
     handOff(handle, req, res);
   });
   // Uploads are streamed and capped by the routes; these only bound idle and header time.
@@ -111,6 +113,23 @@ function handOff(
     } else {
       res.destroy();
     }
+  });
+}
+
+/**
+ * An answer sent before its request's body ended (a refusal: too large, over quota, a deadline) on a connection that
+ * closes after it. Node would close the socket as soon as the answer is written; the client, still sending, would
+ * then get a reset, which can destroy the answer before the client reads it. Instead the socket sends its FIN and goes
+ * on reading (the routes drop what arrives) for a short while: the "lingering close" of RFC 9112, section 9.6.
+ */
+function lingerAfterEarlyAnswer(req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.once("prefinish", () => {
+    if (req.complete) return;
+    const socket = req.socket;
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS).unref();
+    };
   });
 }
 

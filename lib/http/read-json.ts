@@ -3,6 +3,7 @@
 import { ApiError } from "@/lib/schemas/api-error";
 import { getServices } from "@/lib/services";
 import { type BodyDeadlines, watchBody } from "./body-deadlines";
+import { discardRefusedBody } from "./discard-body";
 
 export const MAX_JSON_BYTES = 64 * 1024;
 
@@ -36,8 +37,8 @@ function tooBig(maxBytes: number) {
 }
 
 /**
- * The body's chunks, read under the deadlines. A deadline that passes answers at once: the stalled read is left to
- * the cancel, which is not awaited (it waits on the very source that stalled).
+ * The body's chunks, read under the deadlines. A deadline that passes answers at once: the rest of the body, the
+ * stalled read's included, is left to be dropped in the background.
  */
 async function readWithin(body: ReadableStream<Uint8Array>, maxBytes: number, deadlines: BodyDeadlines) {
   const reader = body.getReader();
@@ -58,7 +59,7 @@ async function readWithin(body: ReadableStream<Uint8Array>, maxBytes: number, de
       chunks.push(value);
     }
   } catch (err) {
-    void reader.cancel().catch(() => {});
+    discardRefusedBody(reader);
     throw err;
   } finally {
     watch?.clear();

@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/schemas/api-error";
 import { GENERATE_FIELD_MAX_BYTES } from "@/lib/schemas/generate";
 import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 import { type BodyWatch, watchBody } from "./body-deadlines";
+import { discardRefusedBody } from "./discard-body";
 
 export type Upload = {
   /** Bytes of the `image` file part, if one was sent as a file. */
@@ -124,7 +125,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
         if (failed) return;
         failed = true;
         source.unpipe(parser);
-        source.destroy();
+        discardRefusedBody(source);
         reject(err);
       };
       watch = watchBody(gate, "upload", fail);
@@ -132,6 +133,7 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
       // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too. Bytes
       // are reserved as they arrive, so a body that is only declared holds nothing.
       source.on("data", (chunk: Buffer) => {
+        if (failed) return;
         watch?.progress();
         received += chunk.length;
         if (received > maxBody) return fail(tooLarge(maxFileBytes));

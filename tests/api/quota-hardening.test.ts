@@ -166,39 +166,67 @@ describe("quota before cost", () => {
 
   it("caps a chunked body whatever its parts, with 413", async () => {
     const boundary = "----darkroomboundary";
-    const req = http.request(new URL("/api/enhance", app.url), {
-      method: "POST",
-      headers: {
-        ...BROWSER,
-        "Content-Type": `multipart/form-data; boundary=${boundary}`,
-        "Transfer-Encoding": "chunked",
-      },
-      localAddress: "127.0.9.30",
-      agent: false,
-    });
-    const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      req.on("response", (res) => {
-        let text = "";
-        res.on("data", (c) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on("error", reject);
-    });
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="decoy"; filename="x.bin"\r\n\r\n`);
     // A decoy file part three times the cap, and then the body stays open: a server that only capped the image,
     // or waited for the end of the body, would never answer. One that caps the whole body answers 413 mid-stream.
-    const chunk = Buffer.alloc(64 * 1024, 7);
-    let answered = false;
-    reply.finally(() => (answered = true)).catch(() => {});
-    for (let sent = 0; !answered && sent < 3 * 1024 * 1024; sent += chunk.length) {
-      // The server stops reading once it has refused the body: wait for room or for its answer, whichever comes.
-      if (!req.write(chunk)) await Promise.race([new Promise((r) => req.once("drain", r)), reply.catch(() => {})]);
-    }
-    const timeout = new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error("no answer while the body stayed open")), 15_000).unref(),
+    const { status, text } = await sendEndlessBody(
+      "/api/enhance",
+      `multipart/form-data; boundary=${boundary}`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="decoy"; filename="x.bin"\r\n\r\n`,
     );
-    const { status, text } = await Promise.race([reply, timeout]);
-    req.destroy();
     assert.equal(status, 413, text);
   });
+
+  it("lets the client read each refusal before the connection closes, however fast it sends", async () => {
+    // Each request asks for its connection to close after the answer (Connection: close) and is still sending when
+    // refused. A server that closed at once would reset the connection under the client's writes, and the reset
+    // can destroy the answer before it is read: the client sees EPIPE instead of the refusal.
+    for (let i = 0; i < 10; i++) {
+      const upload = await sendEndlessBody(
+        "/api/enhance",
+        "multipart/form-data; boundary=b",
+        '--b\r\nContent-Disposition: form-data; name="image"; filename="x.png"\r\n\r\n',
+      );
+      assert.equal(upload.status, 413, upload.text);
+      const json = await sendEndlessBody("/api/generate", "application/json", '{"prompt":"');
+      assert.equal(json.status, 400, json.text);
+      assert.match(json.text, /at most 64 KB/);
+    }
+  });
 });
+
+/**
+ * Sends `head` and then up to 3 MiB more as a chunked body on a connection of its own (Connection: close), and
+ * returns the answer, which must come while the body is still open.
+ */
+async function sendEndlessBody(path: string, contentType: string, head: string) {
+  const req = http.request(new URL(path, app.url), {
+    method: "POST",
+    headers: { ...BROWSER, "Content-Type": contentType, "Transfer-Encoding": "chunked" },
+    localAddress: "127.0.9.30",
+    agent: false,
+  });
+  const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+  });
+  req.write(head);
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  let answered = false;
+  reply.finally(() => (answered = true)).catch(() => {});
+  for (let sent = 0; !answered && sent < 3 * 1024 * 1024; sent += chunk.length) {
+    // The server stops reading once it has refused the body: wait for room or for its answer, whichever comes.
+    if (!req.write(chunk)) await Promise.race([new Promise((r) => req.once("drain", r)), reply.catch(() => {})]);
+  }
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error("no answer while the body stayed open")), 15_000).unref(),
+  );
+  try {
+    return await Promise.race([reply, timeout]);
+  } finally {
+    req.destroy();
+  }
+}
