@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "redis";
 import sharp from "sharp";
+import { OUTCOMES_KEY } from "@/lib/tier/names";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import { type App, createKey, ROOT, startApp, tempDataDir } from "../helpers/app";
 import { BROWSER, call, enhance, generate } from "../helpers/http";
@@ -262,6 +263,37 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.deepEqual(Object.keys(item).sort(), Object.keys(viaInline.json.data[i]).sort());
       assert.equal(item.b64_json, viaInline.json.data[i].b64_json, "the same seed makes the same image");
     }
+  });
+
+  it("runs streamed /v1 generations through the tier too, answering the completed event inline would", async () => {
+    const body = JSON.stringify({ prompt: "a kite over dunes", seed: 4, stream: true, partial_images: 2 });
+    const ask = async (app: App) => {
+      const { key } = await createKey(app, "tier-v1-stream");
+      const res = await call(app.url, "/v1/images/generations", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body,
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.match(String(res.headers["content-type"]), /^text\/event-stream/);
+      return [...res.text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]));
+    };
+    const ranBefore = Number((await redisClient.hGet(OUTCOMES_KEY, "succeeded")) ?? 0);
+    const viaTier = await ask(a);
+    assert.equal(Number(await redisClient.hGet(OUTCOMES_KEY, "succeeded")), ranBefore + 1, "a worker ran it");
+    const viaInline = await ask(inline);
+    // The preview engine offers no previews, so inline sends the completed event alone too.
+    assert.deepEqual(
+      viaTier.map((e) => e.type),
+      ["image_generation.completed"],
+    );
+    assert.deepEqual(
+      viaInline.map((e) => e.type),
+      ["image_generation.completed"],
+    );
+    assert.deepEqual(Object.keys(viaTier[0]).sort(), Object.keys(viaInline[0]).sort());
+    assert.equal(viaTier[0].b64_json, viaInline[0].b64_json, "the same seed makes the same image");
+    assert.equal(viaTier[0].size, viaInline[0].size);
   });
 
   it("finishes a job whose worker was SIGKILLed on another: one unit, one image, one webhook", async () => {

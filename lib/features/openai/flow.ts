@@ -55,11 +55,23 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
 
     const work = await prepareWork(svc, checked);
     const stream = request.stream;
-    if (!stream && svc.tier.kind !== "inline") {
-      // Through the work tier: the same job as /api/generate's, its images read back for b64_json.
-      const task = taskOf(svc, { kind: "generate", input: work, uses12: true, usage, requestId, origin, caller });
-      const body = await runSync(svc, { kind: "generate", caller, quota, signal: at.signal }, task);
-      return { kind: "body", body: imagesBody(request.answer, await batchOfBody(svc, body as GenerateResponse)) };
+    if (svc.tier.kind !== "inline") {
+      // Through the work tier: the same job as /api/generate's, its images read back for b64_json. A stream gets the
+      // completed event only: the engine's previews stay on the worker that runs the job.
+      const throughTier = (signal: AbortSignal) => batchThroughTier(at, work, usage, signal);
+      if (!stream) return { kind: "body", body: imagesBody(request.answer, await throughTier(at.signal)) };
+      streaming = true;
+      return {
+        kind: "stream",
+        run: async (_send, cancel) => {
+          try {
+            const batch = await throughTier(AbortSignal.any([at.signal, cancel]));
+            return completedEvent(request.answer as StreamedShape, batch.images[0]);
+          } finally {
+            request.release();
+          }
+        },
+      };
     }
     const deps = generateDeps(svc, { requestId, origin }, checked.records);
     if (stream) {
@@ -76,6 +88,19 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
     // A stream holds the upload until its work ends.
     if (!streaming) request.release();
   }
+}
+
+/** Runs the work as a job of the work tier, as /api/generate's synchronous requests do, and waits for its images. */
+async function batchThroughTier(
+  at: ImagesContext,
+  work: GenerateInput,
+  usage: Awaited<ReturnType<Quota["take"]>>,
+  signal: AbortSignal,
+): Promise<GeneratedBatch> {
+  const { svc, caller, quota, requestId, origin } = at;
+  const task = taskOf(svc, { kind: "generate", input: work, uses12: true, usage, requestId, origin, caller });
+  const body = await runSync(svc, { kind: "generate", caller, quota, signal }, task);
+  return batchOfBody(svc, body as GenerateResponse);
 }
 
 /** A generate body's images with their bytes, as the in-process work hands them to the /v1 answer. */
