@@ -129,10 +129,12 @@ export class JobRunner {
   /**
    * Runs the work of a stored queued record here and keeps the record true; resolves with the record as the job
    * ended, or null when someone else ended it (a cancel, the sweep). A work tier's worker calls it for each job.
+   * A failure that `requeueOn` accepts (every provider at capacity) does not end the job: its record goes back to
+   * queued, units kept, and the error is thrown for the caller to queue the job again.
    */
-  async execute(record: JobRecord, work: JobWork): Promise<JobRecord | null> {
+  async execute(record: JobRecord, work: JobWork, requeueOn?: (err: unknown) => boolean): Promise<JobRecord | null> {
     this.startTimers();
-    return this.run(record, work);
+    return this.run(record, work, requeueOn);
   }
 
   /**
@@ -180,7 +182,11 @@ export class JobRunner {
     return this.opts.jobs.get(id);
   }
 
-  private async run(record: JobRecord, work: JobWork): Promise<JobRecord | null> {
+  private async run(
+    record: JobRecord,
+    work: JobWork,
+    requeueOn: (err: unknown) => boolean = () => false,
+  ): Promise<JobRecord | null> {
     const controller = new AbortController();
     const entry: Active = { controller, writes: Promise.resolve(), lastProgressAt: 0 };
     this.active.set(record.id, entry);
@@ -253,6 +259,15 @@ export class JobRunner {
     } catch (err) {
       clearTimeout(entry.flush);
       await entry.writes;
+      if (!stopping?.aborted && requeueOn(err)) {
+        const requeued = await write(["running", "queued"], {
+          status: "queued",
+          progress: { fraction: null, queue_position: null, stage: "waiting: providers at capacity" },
+        });
+        // Null: cancelled or swept meanwhile, and whoever did that settled the units.
+        if (requeued) throw err;
+        return null;
+      }
       const failure = this.opts.describeFailure(stopping?.aborted ? stopping.reason : err, record.id);
       const failed = await this.endFailed(record, failure).catch((e) => {
         log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });

@@ -4,8 +4,9 @@
 // the job: the units were taken once at acceptance, and only the one transition that ends the record refunds, writes
 // the webhook and records usage, so a job run again after its worker died is still charged and delivered once.
 import crypto from "node:crypto";
-import { type Job, QueueEvents, Worker } from "bullmq";
+import { type Job, Queue, QueueEvents, RateLimitError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { ChainExhausted } from "@/lib/errors";
 import type { JobRunner, JobWork } from "@/lib/jobs/runner";
 import type { JobStore } from "@/lib/jobs/store";
 import { isFinished, type JobKind, type JobRecord } from "@/lib/jobs/types";
@@ -49,10 +50,21 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
   redis.on("error", (err) => log.warn("work tier: Redis error", describeError(err)));
   let active = 0;
 
+  // One Queue handle per kind, for the manual rate limit that a provider's 429 sets on the whole queue.
+  const queues = new Map(
+    (Object.keys(QUEUE_OF_KIND) as JobKind[]).map((kind) => [
+      QUEUE_OF_KIND[kind],
+      new Queue(QUEUE_OF_KIND[kind], { connection: redis }),
+    ]),
+  );
   const process = async (job: Job<PackedData>): Promise<Outcome> => {
     active++;
     try {
-      return await runOne(opts, job, redis);
+      return await runOne(opts, job, redis, (seconds) => limitQueue(queues.get(job.queueName), seconds));
+    } catch (err) {
+      if (!(err instanceof Requeued)) throw err;
+      // Back to the queue, not counted as an attempt; every worker waits out the limit before taking the next job.
+      throw new RateLimitError();
     } finally {
       active--;
     }
@@ -61,6 +73,7 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
   const workers = (Object.keys(QUEUE_OF_KIND) as JobKind[]).map((kind) => {
     const worker = new Worker<PackedData, Outcome>(QUEUE_OF_KIND[kind], process, {
       connection: tierConnection(opts.redisUrl, "blocking"),
+      limiter: NEVER_BINDING_LIMITER,
       concurrency: opts.concurrency,
       maxStalledCount: opts.stallLimit,
       stalledInterval: opts.stallCheckMs,
@@ -118,6 +131,7 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
       }
       clearInterval(heartbeat);
       await Promise.all(events.map((e) => e.close().catch(() => undefined)));
+      await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
       await redis.zrem(WORKERS_KEY, id).catch(() => undefined);
       redis.disconnect();
       return { handedBack: handedBack.n };
@@ -125,8 +139,35 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
   };
 }
 
-/** Runs one job: a retry after its worker died starts again from the queue; an ended record is not run again. */
-async function runOne(opts: ConsumerOptions, job: Job<PackedData>, redis: Redis): Promise<Outcome> {
+/**
+ * BullMQ honours a manual rate limit (Queue.rateLimit) only on a queue with a limiter: this one is so high that only
+ * the manual limit ever holds.
+ */
+const NEVER_BINDING_LIMITER = { max: 1_000_000_000, duration: 1000 };
+
+/** How long the queue waits when every provider answered 429 without saying for how long. */
+const CAPACITY_LIMIT_S = 30;
+
+/** An async job whose providers were all at capacity: its record is queued again, and so must its BullMQ job be. */
+class Requeued extends Error {}
+
+/** Holds a whole queue (every worker of it) for `seconds`; a failure to set it only costs a sooner retry. */
+async function limitQueue(queue: Queue | undefined, seconds: number): Promise<void> {
+  log.warn("work tier: every provider is at capacity; the queue waits", { queue: queue?.name, seconds });
+  await queue?.rateLimit(seconds * 1000).catch((err) => log.warn("work tier: rate limit not set", describeError(err)));
+}
+
+/**
+ * Runs one job: a retry after its worker died starts again from the queue; an ended record is not run again. When
+ * every provider answers 429, the queue waits out their Retry-After (`limit`): an async job goes back to the queue
+ * (Requeued), a synchronous one fails busy at once, as it would inline.
+ */
+async function runOne(
+  opts: ConsumerOptions,
+  job: Job<PackedData>,
+  redis: Redis,
+  limit: (seconds: number) => Promise<void>,
+): Promise<Outcome> {
   const jobId = job.id ?? "";
   let record = await opts.jobs.get(jobId);
   if (!record || isFinished(record.status)) {
@@ -143,12 +184,30 @@ async function runOne(opts: ConsumerOptions, job: Job<PackedData>, redis: Redis)
     if (isFinished(record.status)) return { status: record.status };
   }
   let ended: JobRecord | null;
+  let spec: JobSpec | undefined;
   try {
-    const spec = await unpackJobData<JobSpec>(job.data, opts.temp);
-    ended = await opts.runner.execute(record, opts.workOf(spec));
+    spec = await unpackJobData<JobSpec>(job.data, opts.temp);
   } catch (err) {
     // The description could not be read back (its input gone): the job cannot run anywhere.
     log.error("work tier: a job could not be started", { job_id: jobId, ...describeError(err) });
+  }
+  if (spec) {
+    const sync = record.internal.sync === true;
+    let atCapacityFor: number | undefined;
+    const requeueOn = (err: unknown) => {
+      if (!(err instanceof ChainExhausted && err.allAtCapacity)) return false;
+      atCapacityFor = err.retryAfterS ?? CAPACITY_LIMIT_S;
+      return !sync;
+    };
+    try {
+      ended = await opts.runner.execute(record, opts.workOf(spec), requeueOn);
+    } catch (err) {
+      if (atCapacityFor === undefined) throw err;
+      await limit(atCapacityFor);
+      throw new Requeued();
+    }
+    if (atCapacityFor !== undefined) await limit(atCapacityFor);
+  } else {
     ended = await opts.runner.failLost(jobId, "The job's input could not be read. Please submit it again.");
   }
   const final = ended ?? (await opts.jobs.get(jobId));

@@ -10,6 +10,8 @@ import { createClient } from "redis";
 import sharp from "sharp";
 import { OUTCOMES_KEY } from "@/lib/tier/names";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
+import type { Fake } from "../fakes/fake-server";
+import { FAL_KEY, startFalFake } from "../fakes/fal";
 import { type App, createKey, ROOT, startApp, tempDataDir } from "../helpers/app";
 import { BROWSER, call, enhance, generate } from "../helpers/http";
 import { hasRedisServer, type RedisServer, startRedisServer } from "../helpers/redis-server";
@@ -28,6 +30,7 @@ type WorkerProc = {
 
 let redis: RedisServer;
 let comfy: ComfyFake;
+let fal: Fake;
 let receiver: Receiver;
 let a: App;
 let b: App;
@@ -132,6 +135,7 @@ before(async () => {
   redisClient = createClient({ url: redis.url });
   await redisClient.connect();
   comfy = await startComfyFake({ name: "comfy-tier" });
+  fal = await startFalFake();
   receiver = await startReceiver();
   const dataDir = tempDataDir("work-tier");
   env = {
@@ -145,6 +149,12 @@ before(async () => {
     DATA_DIR: dataDir,
     COMFYUI_URLS: comfy.url,
     MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
+    // One cloud route, to see a provider's 429 through the tier; the other models stay on the preview engine.
+    FAL_KEY,
+    FAL_BASE_URL: fal.url,
+    MODEL_ALPHA_SCHNELL: "fal:fal-ai/flux/schnell",
+    MODEL_ALPHA_PRO: "preview",
+    MODEL_BETA_3: "preview",
     GENERATION_TIMEOUT_MS: "100000",
     FREE_GENERATIONS_PER_DAY: "100",
     WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
@@ -160,6 +170,7 @@ after(async () => {
   await Promise.all([a?.stop(), b?.stop(), inline?.stop()]);
   await redisClient?.quit().catch(() => undefined);
   await comfy?.close();
+  await fal?.close();
   await receiver?.close();
   await redis?.close();
 });
@@ -296,6 +307,54 @@ describe("the BullMQ work tier", { skip }, () => {
     assert.equal(viaTier[0].size, viaInline[0].size);
   });
 
+  it("waits out a provider's 429 Retry-After on the whole queue, then runs the job instead of failing it", async () => {
+    const { key } = await createKey(a, "tier-429");
+    fal.reset();
+    fal.mode = "capacity";
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt: "a heron at dawn", model: "alpha-schnell" },
+        { headers: asyncHeaders(key) },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const id = accepted.json.id;
+      await until("the provider's 429", async () => fal.requests.length > 0, 50);
+      const limitedAt = Date.now();
+      // The fake's 429 says Retry-After: 3. Meanwhile the job waits in the queue, neither failed nor sent again.
+      await until("the job back in the queue", async () => (await jobOf(b, id, key)).status === "queued", 500);
+      await sleep(1000);
+      assert.equal(fal.requests.length, 1, "no call while the queue waits out Retry-After");
+      fal.mode = "ok";
+      await until("the call after the limit", async () => fal.requests.length > 1, 50);
+      assert.ok(Date.now() - limitedAt >= 2500, "the queue waited for Retry-After");
+      const done = await finished(b, id, key);
+      assert.equal(done.status, "succeeded", JSON.stringify(done));
+      const status = await call(b.url, "/api/status", { headers: { Authorization: `Bearer ${key}` } });
+      assert.equal(status.json.usage_today, 1, "one unit");
+    } finally {
+      fal.mode = "ok";
+    }
+  });
+
+  it("answers a synchronous request busy at once when every provider answers 429, as inline does", async () => {
+    fal.mode = "capacity";
+    try {
+      const viaInline = await generate(
+        inline.url,
+        { prompt: "a heron", model: "alpha-schnell" },
+        { from: "127.0.4.30" },
+      );
+      const viaTier = await generate(a.url, { prompt: "a heron", model: "alpha-schnell" }, { from: "127.0.4.31" });
+      assert.equal(viaTier.status, 503, viaTier.text);
+      assert.equal(viaTier.status, viaInline.status, viaInline.text);
+      assert.equal(viaTier.json.error.code, viaInline.json.error.code);
+      assert.ok(Number(viaTier.headers["retry-after"]) > 0);
+    } finally {
+      fal.mode = "ok";
+    }
+  });
+
   it("finishes a job whose worker was SIGKILLed on another: one unit, one image, one webhook", async () => {
     const { key } = await createKey(a, "tier-kill");
     comfy.stepDelayMs = 400;
@@ -346,6 +405,47 @@ describe("the BullMQ work tier", { skip }, () => {
       const done = await finished(a, accepted.json.id, key);
       assert.equal(done.status, "succeeded", JSON.stringify(done));
       startWorker();
+    } finally {
+      comfy.stepDelayMs = 0;
+    }
+  });
+
+  it("carries a cancel made on another instance, and a client's hang-up, to the engine on the worker", async () => {
+    const { key } = await createKey(a, "tier-cancel");
+    const interrupts = () => comfy.requests.filter((r) => r.path.endsWith("/interrupt")).length;
+    comfy.stepDelayMs = 400;
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt: "a slow tide", model: "gamma-xl-1024-v1-0" },
+        { headers: asyncHeaders(key) },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      let steps = comfy.stepsSent;
+      await until("the engine to start", async () => comfy.stepsSent > steps);
+      let before = interrupts();
+      const canceled = await call(b.url, `/api/jobs/${accepted.json.id}`, {
+        method: "DELETE",
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      assert.equal(canceled.status, 200, canceled.text);
+      assert.equal(canceled.json.status, "canceled");
+      await until("the engine's interrupt after the cancel", async () => interrupts() > before);
+
+      // A synchronous request whose client goes away mid-run.
+      const client = new AbortController();
+      steps = comfy.stepsSent;
+      const abandoned = fetch(`${a.url}/api/generate`, {
+        method: "POST",
+        headers: { ...BROWSER, "Content-Type": "application/json" },
+        body: JSON.stringify({ prompt: "a slow wave", model: "gamma-xl-1024-v1-0" }),
+        signal: client.signal,
+      }).catch(() => undefined);
+      await until("the engine to start again", async () => comfy.stepsSent > steps);
+      before = interrupts();
+      client.abort();
+      await abandoned;
+      await until("the engine's interrupt after the hang-up", async () => interrupts() > before);
     } finally {
       comfy.stepDelayMs = 0;
     }

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { WorkAborted } from "@/lib/errors";
+import { ChainExhausted, WorkAborted } from "@/lib/errors";
 import { JobRunner } from "@/lib/jobs/runner";
 import type { HeldUnit } from "@/lib/quota/types";
 import { openSqliteBackend } from "@/lib/store/sqlite/backend";
@@ -130,5 +130,40 @@ describe("JobRunner", () => {
     assert.deepEqual((await jobs.get(job.id))?.internal.units.length, 2, "the record holds the units kept");
     assert.equal(await runner.sweep(Date.now() + 120_000), 1);
     assert.equal(refunded.flat().length, 4, "the swept job refunds only what it still held");
+  });
+
+  it("puts a job that requeueOn accepts back in the queue, units kept, and throws for the caller to queue it again", async () => {
+    const { jobs, runner, refunded, finished, record } = setUp();
+    const job = record(2);
+    await jobs.create(job);
+    const atCapacity = new ChainExhausted(true, 3);
+    await assert.rejects(
+      runner.execute(
+        job,
+        async ({ begin }) => {
+          await begin();
+          throw atCapacity;
+        },
+        (err) => err === atCapacity,
+      ),
+      (err) => err === atCapacity,
+    );
+    const requeued = await jobs.get(job.id);
+    assert.equal(requeued?.status, "queued");
+    assert.equal(requeued?.internal.units.length, 2, "the units stay with the job");
+    assert.deepEqual(refunded, [], "nothing is refunded");
+    assert.deepEqual(finished, [], "nor is the job finished");
+
+    // Run again, it ends as usual; a failure requeueOn refuses fails the job and refunds it.
+    const again = await runner.execute(
+      requeued ?? job,
+      async ({ begin }) => {
+        await begin();
+        throw new ChainExhausted(false);
+      },
+      () => false,
+    );
+    assert.equal(again?.status, "failed");
+    assert.equal(refunded.length, 1);
   });
 });
