@@ -42,7 +42,6 @@ const STILL_LONG = new Set([
   "components/waitlist/waitlist-form.tsx WaitlistForm",
   "components/charts/stacked-bars.tsx StackedBars",
   "components/studio/history-strip.tsx HistoryStrip",
-  "lib/engines/local/comfyui.ts runOnServer",
   "lib/metrics/index.ts createMetrics",
   "lib/openapi.ts buildOpenApi",
   "lib/enhance/neural/quantize.ts quantizeModel",

@@ -93,11 +93,41 @@ type RunArgs = {
   job: GenerateJob;
 };
 
+/** One attempt on one server: socket, POST /prompt, follow it to its end, then fetch its images. */
 async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]> {
-  const { headers, signal, report, pool } = args;
+  const { headers, signal, pool } = args;
   const prefix = await prefixOf(server, headers, pool, signal);
   const api = (path: string) => `${server.url}${prefix}${path}`;
   const clientId = randomUUID();
+  const tracker = trackPrompt(server, args);
+  const socket = await connectSocket(server, `${prefix}/ws?clientId=${clientId}`, tracker, args);
+  const { state } = tracker;
+  const onAbort = () => {
+    if (state.phase !== "done") void cancelOnServer(server, api, headers, state, clientId, socket, args.job.requestId);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const promptId = await submitPrompt(server, api, clientId, tracker, args);
+    tracker.queued(promptId);
+    await followToEnd(server, api, promptId, tracker, socket, args);
+    if (state.failure) throw state.failure;
+    return await fetchImages(api, promptId, args);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    socket?.close();
+    pool.markQueueStale(server);
+  }
+}
+
+type PromptTracker = ReturnType<typeof trackPrompt>;
+
+/**
+ * Follows one prompt through the socket's messages: its phase, progress, previews, failure and end. Frames that
+ * come before POST /prompt names the prompt are kept (up to a cap) and replayed once it does; a server that floods
+ * the socket before then loses the attempt (`flood`).
+ */
+function trackPrompt(server: PoolServer, args: RunArgs) {
+  const { report, pool } = args;
   const state = {
     phase: "submitting" as Phase,
     promptId: undefined as string | undefined,
@@ -106,17 +136,8 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]>
     early: new EarlyFrames(),
   };
   let wake: () => void = () => undefined;
-  // A server that floods the socket before naming the prompt loses this attempt: the socket is dropped, and so is
-  // the wait for POST /prompt.
   const flood = new AbortController();
 
-  const onMessage = (message: ComfyMessage, bytes: number): "drop" | undefined => {
-    if (state.promptId !== undefined || message.type === "status") {
-      handle(message);
-      return;
-    }
-    return early(message, bytes);
-  };
   /** Counts a frame that came before the prompt id; past the cap the socket goes, and so does this attempt. */
   const early = (message: ComfyMessage, bytes: number): "drop" | undefined => {
     if (state.early.add(message, bytes)) return;
@@ -129,156 +150,196 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]>
     }
     return "drop";
   };
-  const handle = (message: ComfyMessage) => {
-    const data = message.data;
-    const forUs = data.prompt_id === undefined || data.prompt_id === state.promptId;
-    switch (message.type) {
-      case "status": {
-        const queue = (data.status as { exec_info?: { queue_remaining?: unknown } } | undefined)?.exec_info
-          ?.queue_remaining;
-        if (typeof queue === "number") pool.recordQueue(server, queue);
-        return;
-      }
-      case "execution_start":
-        if (forUs) setRunning();
-        return;
-      case "executing":
-        if (!forUs) return;
-        if (data.node === null) end();
-        else setRunning();
-        return;
-      case "progress": {
-        if (!forUs) return;
-        setRunning();
-        const value = Number(data.value);
-        const max = Number(data.max);
-        if (Number.isFinite(value) && max > 0) report(value / max, `sampling step ${value}/${max}`);
-        return;
-      }
-      case "execution_error":
-        if (!forUs) return;
-        state.failure = new LocalServerError(
-          "http",
-          `execution_error in node ${String(data.node_id)} (${String(data.node_type)}): ${String(data.exception_type)}: ${String(data.exception_message).slice(0, 300)}`,
-        );
-        end();
-        return;
-      case "execution_interrupted":
-        if (!forUs || data.prompt_id === undefined) return;
-        state.failure = new LocalServerError("http", "the prompt was interrupted on the server");
-        end();
-        return;
-    }
-  };
-  // A preview names its prompt only in the metadata format; on this client id's socket any other one is ours.
-  const onBinary = (frame: Buffer): "drop" | undefined => {
-    // Nothing binary is kept before the prompt id, but it counts towards the flood cap.
-    if (state.promptId === undefined) return early({ type: "binary", data: {} }, frame.length);
-    if (state.phase === "done") return;
-    const preview = comfyPreviewOf(frame);
-    if (preview && (preview.promptId === undefined || preview.promptId === state.promptId)) {
-      args.previews.offer(preview.image);
-    }
-  };
   const setRunning = () => {
     if (state.phase !== "waiting") return;
     state.phase = "running";
     report(0, "running on the GPU server");
   };
-  const end = () => {
+  const end = (failure?: LocalServerError) => {
+    if (failure) state.failure = failure;
     state.ended = true;
     state.phase = "done";
     wake();
   };
+  const handle = (message: ComfyMessage) =>
+    readMessage(message, state.promptId, {
+      queue: (length) => pool.recordQueue(server, length),
+      running: setRunning,
+      progress: (value, max) => {
+        setRunning();
+        report(value / max, `sampling step ${value}/${max}`);
+      },
+      end,
+    });
+  return {
+    state,
+    flood: flood.signal,
+    end: () => end(),
+    /** Resolves at the prompt's end, or when `also` settles first. */
+    untilWoken: (also: Promise<unknown>) => Promise.race([new Promise<void>((r) => (wake = r)), also]),
+    onMessage: (message: ComfyMessage, bytes: number): "drop" | undefined => {
+      if (state.promptId !== undefined || message.type === "status") return void handle(message);
+      return early(message, bytes);
+    },
+    // A preview names its prompt only in the metadata format; on this client id's socket any other one is ours.
+    onBinary: (frame: Buffer): "drop" | undefined => {
+      // Nothing binary is kept before the prompt id, but it counts towards the flood cap.
+      if (state.promptId === undefined) return early({ type: "binary", data: {} }, frame.length);
+      if (state.phase === "done") return;
+      const preview = comfyPreviewOf(frame);
+      if (preview && (preview.promptId === undefined || preview.promptId === state.promptId)) {
+        args.previews.offer(preview.image);
+      }
+    },
+    /** POST /prompt named the prompt: it waits in the server's queue, and the frames kept so far are read. */
+    queued: (promptId: string) => {
+      state.promptId = promptId;
+      state.phase = "waiting";
+      report(null, "queued on the GPU server");
+      for (const message of state.early.take()) handle(message);
+    },
+  };
+}
 
-  let socket: ComfySocket | undefined;
-  const attempt = AbortSignal.any([signal, flood.signal]);
-  try {
-    socket = await openComfySocket(
-      server.url,
-      `${prefix}/ws?clientId=${clientId}`,
-      headers,
-      onMessage,
-      signal,
-      onBinary,
+/** What a socket message says: the server's queue length, or of our prompt its start, a step, an error or its end. */
+function readMessage(
+  message: ComfyMessage,
+  promptId: string | undefined,
+  on: {
+    queue: (length: number) => void;
+    running: () => void;
+    progress: (value: number, max: number) => void;
+    end: (failure?: LocalServerError) => void;
+  },
+): void {
+  const data = message.data;
+  if (message.type === "status") {
+    const queue = (data.status as { exec_info?: { queue_remaining?: unknown } } | undefined)?.exec_info
+      ?.queue_remaining;
+    if (typeof queue === "number") on.queue(queue);
+    return;
+  }
+  if (data.prompt_id !== undefined && data.prompt_id !== promptId) return;
+  if (message.type === "execution_start") on.running();
+  else if (message.type === "executing" && data.node === null) on.end();
+  else if (message.type === "executing") on.running();
+  else if (message.type === "progress") {
+    const value = Number(data.value);
+    const max = Number(data.max);
+    if (Number.isFinite(value) && max > 0) on.progress(value, max);
+    else on.running();
+  } else if (message.type === "execution_error") {
+    on.end(
+      new LocalServerError(
+        "http",
+        `execution_error in node ${String(data.node_id)} (${String(data.node_type)}): ${String(data.exception_type)}: ${String(data.exception_message).slice(0, 300)}`,
+      ),
     );
+  } else if (message.type === "execution_interrupted" && data.prompt_id !== undefined) {
+    on.end(new LocalServerError("http", "the prompt was interrupted on the server"));
+  }
+}
+
+/** The progress socket, or none: HTTP still works without it (e.g. a proxy that does not pass upgrades). */
+async function connectSocket(
+  server: PoolServer,
+  path: string,
+  tracker: PromptTracker,
+  args: RunArgs,
+): Promise<ComfySocket | undefined> {
+  const { headers, signal } = args;
+  try {
+    return await openComfySocket(server.url, path, headers, tracker.onMessage, signal, tracker.onBinary);
   } catch (err) {
-    if (flood.signal.aborted) throw flood.signal.reason;
+    if (tracker.flood.aborted) throw tracker.flood.reason;
     if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
-    // HTTP still works without the socket (e.g. a proxy that does not pass upgrades): poll /history instead.
     log.warn("comfyui websocket unavailable, polling instead", {
       request_id: args.job.requestId,
       server: server.index,
       detail: err instanceof Error ? err.message : String(err),
     });
+    return undefined;
   }
+}
 
-  const onAbort = () => {
-    if (state.phase !== "done") void cancelOnServer(server, api, headers, state, clientId, socket, args.job.requestId);
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    // An edit's image goes to the server that runs it first; LoadImage then names the file it stored.
-    const graph = args.job.input
-      ? fillWorkflow(args.graph, { image: await uploadImage(api, headers, args.job.input, signal) })
-      : args.graph;
-    const submitted = await httpCall(api("/prompt"), {
-      method: "POST",
+/** Uploads an edit's image, then POSTs the prompt; returns the prompt id the server gave it. */
+async function submitPrompt(
+  server: PoolServer,
+  api: (path: string) => string,
+  clientId: string,
+  tracker: PromptTracker,
+  args: RunArgs,
+): Promise<string> {
+  const { headers, signal } = args;
+  // An edit's image goes to the server that runs it first; LoadImage then names the file it stored.
+  const graph = args.job.input
+    ? fillWorkflow(args.graph, { image: await uploadImage(api, headers, args.job.input, signal) })
+    : args.graph;
+  const submitted = await httpCall(api("/prompt"), {
+    method: "POST",
+    headers,
+    json: { prompt: graph, client_id: clientId },
+    signal: AbortSignal.any([signal, tracker.flood]),
+    timeoutMs: CALL_TIMEOUT_MS,
+  });
+  if (tracker.flood.aborted) throw tracker.flood.reason;
+  if (submitted.status !== 200) {
+    // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
+    if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
+    throw refusedPrompt(submitted.status, submitted.body);
+  }
+  const promptId = (jsonOf(submitted, "POST /prompt") as { prompt_id?: unknown }).prompt_id;
+  if (typeof promptId !== "string" || promptId === "") {
+    throw new LocalServerError("malformed", "POST /prompt answered without a prompt_id");
+  }
+  return promptId;
+}
+
+/** Waits for the prompt's end on the socket, or by polling /history once the socket is gone. */
+async function followToEnd(
+  server: PoolServer,
+  api: (path: string) => string,
+  promptId: string,
+  tracker: PromptTracker,
+  socket: ComfySocket | undefined,
+  args: RunArgs,
+): Promise<void> {
+  const { headers, signal, report } = args;
+  while (!tracker.state.ended) {
+    if (socket?.isOpen()) {
+      await untilAborted(tracker.untilWoken(socket.closed), signal);
+      if (!tracker.state.ended && !socket.isOpen()) {
+        log.warn("comfyui websocket dropped, polling /history", {
+          request_id: args.job.requestId,
+          server: server.index,
+        });
+        report(null, "running on the GPU server (live progress lost)");
+      }
+      continue;
+    }
+    if (await pollHistory(api, promptId, headers, signal)) tracker.end();
+    else await untilAborted(new Promise((r) => setTimeout(r, POLL_MS)), signal);
+  }
+}
+
+/** GET /view of each output image, in order. */
+async function fetchImages(api: (path: string) => string, promptId: string, args: RunArgs): Promise<Buffer[]> {
+  const { headers, signal, report } = args;
+  const images = await outputImagesOf(api, promptId, headers, signal, args.outputs);
+  report(1, images.length > 1 ? "fetching the images" : "fetching the image");
+  const bodies: Buffer[] = [];
+  for (const image of images) {
+    const view = await httpCall(api(`/view?${new URLSearchParams(image)}`), {
       headers,
-      json: { prompt: graph, client_id: clientId },
-      signal: attempt,
+      signal,
       timeoutMs: CALL_TIMEOUT_MS,
     });
-    if (flood.signal.aborted) throw flood.signal.reason;
-    if (submitted.status !== 200) {
-      // A server replaced by another ComfyUI version may have gained or lost the /api/ paths: learn them again.
-      if (submitted.status === 404) server.facts.delete(PREFIX_FACT);
-      throw refusedPrompt(submitted.status, submitted.body);
+    if (view.status !== 200) {
+      throw new LocalServerError("http", `GET /view answered ${view.status}`, { status: view.status });
     }
-    const promptId = (jsonOf(submitted, "POST /prompt") as { prompt_id?: unknown }).prompt_id;
-    if (typeof promptId !== "string" || promptId === "") {
-      throw new LocalServerError("malformed", "POST /prompt answered without a prompt_id");
-    }
-    state.promptId = promptId;
-    state.phase = "waiting";
-    report(null, "queued on the GPU server");
-    for (const message of state.early.take()) handle(message);
-
-    while (!state.ended) {
-      if (socket?.isOpen()) {
-        await untilAborted(Promise.race([new Promise<void>((r) => (wake = r)), socket.closed]), signal);
-        if (!state.ended && !socket.isOpen()) {
-          log.warn("comfyui websocket dropped, polling /history", {
-            request_id: args.job.requestId,
-            server: server.index,
-          });
-          report(null, "running on the GPU server (live progress lost)");
-        }
-        continue;
-      }
-      if (await pollHistory(api, promptId, headers, signal)) end();
-      else await untilAborted(new Promise((r) => setTimeout(r, POLL_MS)), signal);
-    }
-    if (state.failure) throw state.failure;
-    const images = await outputImagesOf(api, promptId, headers, signal, args.outputs);
-    report(1, images.length > 1 ? "fetching the images" : "fetching the image");
-    const bodies: Buffer[] = [];
-    for (const image of images) {
-      const view = await httpCall(api(`/view?${new URLSearchParams(image)}`), {
-        headers,
-        signal,
-        timeoutMs: CALL_TIMEOUT_MS,
-      });
-      if (view.status !== 200)
-        throw new LocalServerError("http", `GET /view answered ${view.status}`, { status: view.status });
-      bodies.push(view.body);
-    }
-    return bodies;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    socket?.close();
-    pool.markQueueStale(server);
+    bodies.push(view.body);
   }
+  return bodies;
 }
 
 /** True once the prompt's history entry exists (it is written before the end marker is sent). */
