@@ -6,6 +6,7 @@ import type { Caller } from "@/lib/auth/types";
 import { ShuttingDown } from "@/lib/errors";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/http/identify";
 import { Idempotency } from "@/lib/idempotency/idempotency";
+import { readImageBytes } from "@/lib/images/library";
 import { observeQuotaRefusal } from "@/lib/metrics";
 import { chargesFor, Quota, refundUnits, waitlistCharges } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
@@ -142,6 +143,7 @@ export function withApi(
       idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"), {
         leaseMs: svc.config.idempotency.leaseMs,
         refund: (units) => refundUnits(svc.quota, units),
+        readImage: (id) => readImageBytes(svc.storage, id, Number.MAX_SAFE_INTEGER),
       });
       quota.follow(idempotency.holding);
       recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);

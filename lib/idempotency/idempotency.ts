@@ -8,7 +8,17 @@ import { describeError, log } from "@/lib/log";
 import type { HeldUnit } from "@/lib/quota/types";
 import { ApiError } from "@/lib/schemas/api-error";
 
-export type StoredResponse = { status: number; body: string; headers: Record<string, string> };
+/**
+ * A kept answer. `images` holds the stored images whose base64 the body carried (`b64_json`): the body keeps a
+ * reference in their place (NUL, the image's index, NUL: JSON text never holds a raw NUL), and a replay reads the
+ * images back, so the record stays small whatever the answer's size.
+ */
+export type StoredResponse = {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+  images?: { id: string; sha256: string }[];
+};
 export type IdempotencyRecord = { fingerprint: string; response: StoredResponse | null };
 
 /** A claim being made: the request's fingerprint, its own token, and how long its lease lasts unrenewed. */
@@ -48,6 +58,8 @@ export type IdempotencyOptions = {
   leaseMs: number;
   /** Gives back the units of a lapsed claim this request took over. */
   refund: (units: HeldUnit[]) => Promise<void>;
+  /** Reads a stored image's bytes, for answers kept with references to their images; throws when it is gone. */
+  readImage?: (id: string) => Promise<Buffer>;
 };
 
 /** One request's Idempotency-Key: claimed before quota, completed with the answer, released on an error. */
@@ -80,7 +92,7 @@ export class Idempotency {
     const { existing } = outcome;
     if (existing.fingerprint !== fingerprint) throw new ApiError("idempotency_mismatch");
     if (!existing.response) throw new ApiError("idempotency_in_progress", undefined, { retryAfter: 1 });
-    return new Response(existing.response.body, {
+    return new Response(await this.bodyOf(existing.response), {
       status: existing.response.status,
       headers: { ...existing.response.headers, "Idempotent-Replayed": "true" },
     });
@@ -119,7 +131,7 @@ export class Idempotency {
     if (!claim) return;
     const stored: StoredResponse = {
       status: response.status,
-      body: await response.clone().text(),
+      ...withImageReferences(await response.clone().text(), this.opts.readImage !== undefined),
       headers: Object.fromEntries(
         ["content-type", "location", "preference-applied"].flatMap((h) => {
           const v = response.headers.get(h);
@@ -129,6 +141,26 @@ export class Idempotency {
     };
     this.stop();
     await this.records.completeIdempotencyKey(claim.key, claim.token, stored, IDEMPOTENCY_TTL_MS);
+  }
+
+  /** A kept answer's body as it was sent: each referenced image read back into its place, checked by its hash. */
+  private async bodyOf(stored: StoredResponse): Promise<string> {
+    const images = stored.images ?? [];
+    if (images.length === 0) return stored.body;
+    const read = this.opts.readImage;
+    const base64 = await Promise.all(
+      images.map(async ({ id, sha256: hash }) => {
+        const text = read ? (await read(id).catch(() => null))?.toString("base64") : undefined;
+        if (text === undefined || sha256(text) !== hash) {
+          throw new ApiError(
+            "not_found",
+            "The image of this Idempotency-Key's answer was deleted or has expired. Send the request with a new key.",
+          );
+        }
+        return text;
+      }),
+    );
+    return stored.body.replace(/\u0000(\d+)\u0000/g, (_, i: string) => base64[Number(i)]);
   }
 
   /** Error answers are not kept: the same key may be used again. Only our own claim is removed. */
@@ -153,6 +185,40 @@ export class Idempotency {
   private stop() {
     if (this.claimed) clearInterval(this.claimed.renewal);
   }
+}
+
+/**
+ * A JSON body with each stored image's base64 (`b64_json` beside the image's `id`, as /v1 answers carry them)
+ * replaced by a reference; other bodies, and every body when images cannot be read back, are kept whole.
+ */
+export function withImageReferences(body: string, canRead: boolean): Pick<StoredResponse, "body" | "images"> {
+  if (!canRead || !body.includes('"b64_json"')) return { body };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { body };
+  }
+  const images: { id: string; sha256: string }[] = [];
+  let compact = body;
+  for (const item of imageItemsOf(parsed)) {
+    // Base64 needs no escaping in JSON, so the value appears in the text exactly, quoted.
+    const quoted = `"${item.b64_json}"`;
+    if (!compact.includes(quoted)) continue;
+    compact = compact.replace(quoted, `"\u0000${images.length}\u0000"`);
+    images.push({ id: item.id, sha256: sha256(item.b64_json) });
+  }
+  return images.length > 0 ? { body: compact, images } : { body };
+}
+
+/** The objects of an answer that carry an image's base64 with its id: /v1's `data` items. */
+function imageItemsOf(parsed: unknown): { id: string; b64_json: string }[] {
+  const data = (parsed as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return [];
+  return data.filter(
+    (item): item is { id: string; b64_json: string } =>
+      typeof item?.id === "string" && typeof item?.b64_json === "string" && item.b64_json.length > 0,
+  );
 }
 
 /** Takes over the claims whose lease lapsed (their instance died) and gives their units back, each once. */

@@ -413,6 +413,24 @@ export function runOpenAISuite(backend: Backend) {
       );
     });
 
+    it("replays four b64_json images byte for byte under an Idempotency-Key (kept as references)", async () => {
+      const before = await remaining(key);
+      const headers = {
+        Authorization: `Bearer ${key}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": `b64-${backend}-${Date.now()}`,
+      };
+      const body = JSON.stringify({ prompt: "four lanterns", n: 4, response_format: "b64_json" });
+      const first = await call(app.url, "/v1/images/generations", { method: "POST", headers, body });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.json.data.length, 4);
+      const again = await call(app.url, "/v1/images/generations", { method: "POST", headers, body });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.headers["idempotent-replayed"], "true");
+      assert.ok(Buffer.compare(first.body, again.body) === 0, "the replay is the first answer, byte for byte");
+      assert.equal(await remaining(key), before - 4);
+    });
+
     it("raises the SDK's error classes: a bad key, a long prompt, a filtered prompt", async () => {
       const { client: bad } = clientOf("dr_live_not-a-real-key-0000000000000000");
       await assert.rejects(bad.images.generate({ prompt: "a cat" }), (err) => {
