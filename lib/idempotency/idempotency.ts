@@ -160,7 +160,11 @@ export class Idempotency {
         return text;
       }),
     );
-    return stored.body.replace(/\u0000(\d+)\u0000/g, (_, i: string) => base64[Number(i)]);
+    // Split on the NULs around each reference: every odd part is an image's index.
+    return stored.body
+      .split(REFERENCE_MARK)
+      .map((part, i) => (i % 2 === 1 ? base64[Number(part)] : part))
+      .join("");
   }
 
   /** Error answers are not kept: the same key may be used again. Only our own claim is removed. */
@@ -187,6 +191,9 @@ export class Idempotency {
   }
 }
 
+/** Marks a reference's two ends: JSON text escapes NUL, so no other text in a body holds one. */
+const REFERENCE_MARK = "\u0000";
+
 /**
  * A JSON body with each stored image's base64 (`b64_json` beside the image's `id`, as /v1 answers carry them)
  * replaced by a reference; other bodies, and every body when images cannot be read back, are kept whole.
@@ -205,7 +212,7 @@ export function withImageReferences(body: string, canRead: boolean): Pick<Stored
     // Base64 needs no escaping in JSON, so the value appears in the text exactly, quoted.
     const quoted = `"${item.b64_json}"`;
     if (!compact.includes(quoted)) continue;
-    compact = compact.replace(quoted, `"\u0000${images.length}\u0000"`);
+    compact = compact.replace(quoted, `"${REFERENCE_MARK}${images.length}${REFERENCE_MARK}"`);
     images.push({ id: item.id, sha256: sha256(item.b64_json) });
   }
   return images.length > 0 ? { body: compact, images } : { body };
