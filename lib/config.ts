@@ -71,6 +71,9 @@ const envSchema = z
     ENHANCE_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
     ENHANCE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
     ENHANCE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
+    // Edit inputs (image and mask) decoded at once / waiting: each decode holds up to its pixels in memory.
+    DECODE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    DECODE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
     // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
@@ -455,6 +458,8 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       // Jobs beyond the workers would only wait inside the pool, outside the bounded queue.
       enhanceConcurrency: env.ENHANCE_CONCURRENCY ?? env.ENHANCE_WORKERS ?? os.availableParallelism(),
       enhanceQueue: env.ENHANCE_QUEUE,
+      decodeConcurrency: env.DECODE_CONCURRENCY,
+      decodeQueue: env.DECODE_QUEUE,
     },
     enhance: readEnhanceSettings(env),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token

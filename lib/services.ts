@@ -75,7 +75,8 @@ export type Services = Repositories & {
   buckets: Buckets;
   /** Where the per-minute status guard counts: Redis with Upstash, in process with the embedded store. */
   statusGuard: WindowCounter;
-  queues: { generate: WorkQueue; enhance: WorkQueue };
+  /** Bounded queues: generations, enhancements, and the decoding of edit inputs (image and mask). */
+  queues: { generate: WorkQueue; enhance: WorkQueue; decode: WorkQueue };
   /** Uploads held in memory at once: bytes as they arrive, each identity's share, and the body deadlines. */
   uploads: UploadGate;
   /** Open event streams per caller identity and per job, on this instance. */
@@ -161,6 +162,7 @@ export function createServices(
     queues: {
       generate: new WorkQueue("generate", config.work.generateConcurrency, config.work.generateQueue),
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
+      decode: new WorkQueue("decode", config.work.decodeConcurrency, config.work.decodeQueue),
     },
     uploads: new UploadGate({
       capacity: config.upload.maxInflightBytes,

@@ -49,7 +49,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
     if (replay) return replay;
     const usage = await quota.take(n);
 
-    const work = await prepareWork(svc, checked);
+    const work = await prepareWork(svc, checked, signal);
     const task = taskOf(svc, { kind: "generate", input: work, uses12, usage, requestId, origin, caller });
     if (mode.async) {
       const job = await acceptJob(svc, { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin }, task);

@@ -57,16 +57,19 @@ export async function checkGenerate(
  * The work to run, once the quota is taken: decoding costs CPU and memory, so an edit's image and mask are decoded
  * only now (a failure gives the units back through the wrapper).
  */
-export async function prepareWork(svc: Services, checked: CheckedOrder): Promise<GenerateInput> {
+export async function prepareWork(svc: Services, checked: CheckedOrder, signal?: AbortSignal): Promise<GenerateInput> {
   const { order, hasImage, sourceId } = checked;
   if (!hasImage) return order.input;
-  const bytes = order.image ?? (await readImageBytes(svc.storage, sourceId ?? "", svc.config.upload.maxBytes));
-  const edit = await prepareEdit(
-    { image: bytes, mask: order.mask, strength: order.strength, sourceImageId: sourceId },
-    { model: order.input.model, ratio: order.ratioGiven ? order.input.ratio : undefined },
-    svc.config.upload.maxPixels,
-    svc.engines,
-  );
+  // Decoding holds the image's pixels in memory: a bounded few at once, a few waiting, and 503 busy beyond.
+  const edit = await svc.queues.decode.run(async () => {
+    const bytes = order.image ?? (await readImageBytes(svc.storage, sourceId ?? "", svc.config.upload.maxBytes));
+    return prepareEdit(
+      { image: bytes, mask: order.mask, strength: order.strength, sourceImageId: sourceId },
+      { model: order.input.model, ratio: order.ratioGiven ? order.input.ratio : undefined },
+      svc.config.upload.maxPixels,
+      svc.engines,
+    );
+  }, signal);
   return { ...order.input, edit };
 }
 

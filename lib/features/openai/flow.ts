@@ -53,7 +53,7 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
     if (replay) return { kind: "body", body: replay };
     const usage = await quota.take(request.order.input.n ?? 1);
 
-    const work = await prepareWork(svc, checked);
+    const work = await prepareWork(svc, checked, at.signal);
     const stream = request.stream;
     if (svc.tier.kind !== "inline") {
       // Through the work tier: the same job as /api/generate's, its images read back for b64_json. A stream gets the
