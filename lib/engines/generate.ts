@@ -53,6 +53,8 @@ export type GenerateDeps = RecordDeps & {
    * spent. It may refuse (throw) when the work was cancelled while it waited.
    */
   onStart?: () => void | Promise<void>;
+  /** Hears each engine call start, with how many images it makes: those images' cost is being spent. */
+  onImagesStarted?: (count: number) => void;
   /** Hears the place in line while the work waits (1 = next). */
   onQueued?: (position: number) => void;
   onProgress?: (progress: WorkProgress) => void;
@@ -75,7 +77,10 @@ export type GeneratedResult = {
   bytes: Buffer;
 };
 
-/** The images made, in order, and how many failed (their units go back). */
+/**
+ * The images made, in order, and how many failed (their units go back). An image whose engine call had started
+ * when the caller went away is not failed but abandoned: its cost was spent, so its unit stays used.
+ */
 export type GeneratedBatch = { images: GeneratedResult[]; failed: number };
 
 /**
@@ -117,8 +122,23 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
   const size = edit ? { width: edit.input.width, height: edit.input.height } : MODELS[input.model].sizes[input.ratio];
   const engine = deps.engines.engineFor(input.model);
   let started: Promise<void> | undefined;
-  // Once per request, whichever image leaves the queue first.
-  const onStart = () => (started ??= Promise.resolve(deps.onStart?.()));
+  let abandoned = 0;
+  // deps.onStart once per request, whichever image leaves the queue first; onImagesStarted for each engine call.
+  const startOf = (count: number) => {
+    let began = false;
+    return {
+      begin: async () => {
+        await (started ??= Promise.resolve(deps.onStart?.()));
+        began = true;
+        deps.onImagesStarted?.(count);
+      },
+      /** A call that failed after it began, the caller gone: its images are abandoned, not failed. */
+      failed: (err: unknown) => {
+        if (began && deps.signal.aborted) abandoned += count;
+        throw err;
+      },
+    };
+  };
   const n = input.n ?? 1;
   const seeds = seedsFor(input.seed, n);
   const jobFor = (seed: number | undefined, count = 1): GenerateJob => ({
@@ -146,13 +166,16 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
   let singles = seeds;
   if (batch > 1) {
     const job = jobFor(seeds[0], n);
-    const made = await runEngine(engine, deps, job, onStart).then(
-      (first) => [first, ...(first.more ?? [])],
-      (err: unknown) => {
-        settled.push({ status: "rejected", reason: err });
-        return [];
-      },
-    );
+    const start = startOf(n);
+    const made = await runEngine(engine, deps, job, start.begin)
+      .catch(start.failed)
+      .then(
+        (first) => [first, ...(first.more ?? [])],
+        (err: unknown) => {
+          settled.push({ status: "rejected", reason: err });
+          return [];
+        },
+      );
     settled.push(...(await Promise.allSettled(made.map((image) => store(job, image)))));
     const got = new Set(made.map((image) => image.seed));
     // The caller's seeds that the batch did not cover; without a caller's seed, fresh ones.
@@ -163,13 +186,14 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
     ...(await Promise.allSettled(
       singles.map(async (seed) => {
         const job = jobFor(seed);
-        return store(job, await runEngine(engine, deps, job, onStart));
+        const start = startOf(1);
+        return store(job, await runEngine(engine, deps, job, start.begin).catch(start.failed));
       }),
     )),
   );
   const images = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   if (images.length === 0) throw (settled.find((s) => s.status === "rejected") as PromiseRejectedResult).reason;
-  const failed = n - images.length;
+  const failed = n - images.length - abandoned;
   if (failed > 0)
     log.warn("some images of a request failed", { request_id: deps.requestId, failed, made: images.length });
   return { images, failed };

@@ -25,7 +25,8 @@ type Charge = { bucket: Bucket; identity: string; refusal: (take: Take) => ApiEr
 export class Quota {
   private readonly taken: { charge: Charge; take: Take }[] = [];
   private current?: Usage;
-  private started = false;
+  /** Units whose work has started (a provider call sent): a caller who leaves keeps these, and only these. */
+  private startedUnits = 0;
   private holdingChanged?: (held: HeldUnit[]) => Promise<boolean | undefined>;
 
   /** `charges[0]` is the bucket the endpoint reports on; the others (caps) are counted on too. */
@@ -105,9 +106,12 @@ export class Quota {
     Object.assign(this.noted, fields);
   };
 
-  /** The work is under way (a provider call sent, an enhancement running): a caller who leaves now keeps the unit. */
-  readonly markStarted = (): void => {
-    this.started = true;
+  /**
+   * The work of `units` units is under way (a provider call sent, an enhancement running): a caller who leaves now
+   * keeps those units; the ones whose work never started go back.
+   */
+  readonly markStarted = (units = 1): void => {
+    this.startedUnits += units;
   };
 
   /**
@@ -140,10 +144,14 @@ export class Quota {
     return accepted;
   }
 
-  /** Settles a failed request: the units go back unless the caller abandoned work that had started. */
+  /**
+   * Settles a failed request: the units go back, except, when the caller abandoned it, those of the work that had
+   * started (the cost was spent).
+   */
   async fail(): Promise<void> {
-    if (this.started && this.abandoned()) return;
-    await this.refund();
+    if (this.startedUnits === 0 || !this.abandoned()) return this.refund();
+    const held = this.taken.length / Math.max(1, this.charges.length);
+    await this.giveBack(held - Math.min(held, this.startedUnits));
   }
 
   /** The usage of the reported bucket without taking anything; null when the store cannot answer. */

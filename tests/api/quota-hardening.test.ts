@@ -35,6 +35,16 @@ const usageOf = async (from: string, kind: "generate" | "enhance" = "generate") 
   return kind === "generate" ? s.json.usage_today : s.json.enhance.usage_today;
 };
 
+/** The caller's usage once it reads `expected`, or as it stands after 10 s of asking. */
+async function usageOnceAt(from: string, expected: number): Promise<number> {
+  let usage = await usageOf(from);
+  for (let i = 0; i < 100 && usage !== expected; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    usage = await usageOf(from);
+  }
+  return usage;
+}
+
 /** Starts a request and returns a way to hang up on it (the socket is destroyed, as a closed tab would). */
 function openRequest(path: string, opts: { from: string; headers: Record<string, string>; body?: Buffer | string }) {
   const req = http.request(new URL(path, app.url), {
@@ -90,16 +100,26 @@ describe("abandoned work", () => {
     queued.hangUp();
     await queued.done;
     // The server hears the hang-up a moment after the socket closes; the refund follows it.
-    let usage = await usageOf("127.0.9.3");
-    for (let i = 0; i < 50 && usage !== 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      usage = await usageOf("127.0.9.3");
-    }
-    assert.equal(usage, 0, "queued work that never started is refunded");
+    assert.equal(await usageOnceAt("127.0.9.3", 0), 0, "queued work that never started is refunded");
     // Only now free the slot: had the first job ended first, the queued one would have started before it left.
     first.hangUp();
     await first.done;
     assert.equal(fakes.together.requests.length, 1, "the queued job never reached the provider");
+  });
+
+  it("keeps the unit of an image already sent and gives back those still queued when the caller hangs up (n 4)", async () => {
+    fakes.together.mode = "hang";
+    const from = "127.0.9.5";
+    const body = JSON.stringify({ prompt: "four gulls", model: "alpha-schnell", n: 4 });
+    const r = openRequest("/api/generate", { from, headers: JSON_BROWSER, body });
+    await until(() => fakes.together.requests.length > 0, "the first provider call");
+    // One generation runs at a time here, so the other three images wait in the queue.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(fakes.together.requests.length, 1, "one image was sent");
+    r.hangUp();
+    await r.done;
+    const usage = await usageOnceAt(from, 1);
+    assert.equal(usage, 1, "the image sent keeps its unit; the three never started give theirs back");
   });
 });
 

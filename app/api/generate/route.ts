@@ -60,7 +60,7 @@ export const POST = withApi("generate", async ({ req, requestId, caller, svc, qu
     if (svc.tier.kind !== "inline") return await runSync(svc, { kind: "generate", caller, quota, signal }, task);
 
     const deps = generateDeps(svc, { requestId, origin }, checked.records);
-    const batch = await generateImages(work, { ...deps, signal, onStart: quota.markStarted });
+    const batch = await generateImages(work, { ...deps, signal, onImagesStarted: quota.markStarted });
     return generateBody(work, batch, await settleBatch(quota, batch), uses12);
   } finally {
     if (!heldByJob) submission.release();

@@ -81,7 +81,7 @@ export async function runImages(at: ImagesContext, request: ImagesRequest): Prom
         run: (send, cancel) => streamImage(at, { ...request, stream }, work, deps, send, cancel),
       };
     }
-    const batch = await generateImages(work, { ...deps, signal: at.signal, onStart: quota.markStarted });
+    const batch = await generateImages(work, { ...deps, signal: at.signal, onImagesStarted: quota.markStarted });
     await settleBatch(quota, batch);
     return { kind: "body", body: imagesBody(request.answer, batch) };
   } finally {
@@ -143,7 +143,7 @@ async function streamImage(
     const batch = await generateImages(work, {
       ...deps,
       signal: AbortSignal.any([at.signal, cancel]),
-      onStart: at.quota.markStarted,
+      onImagesStarted: at.quota.markStarted,
       onProgress: partials.onProgress,
       onPreview: partials.onPreview,
     });
