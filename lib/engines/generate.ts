@@ -128,7 +128,8 @@ export async function generateImages(input: GenerateInput, deps: GenerateDeps): 
     let began = false;
     return {
       begin: async () => {
-        await (started ??= Promise.resolve(deps.onStart?.()));
+        started ??= Promise.resolve(deps.onStart?.());
+        await started;
         began = true;
         deps.onImagesStarted?.(count);
       },
