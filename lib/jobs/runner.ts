@@ -268,21 +268,26 @@ export class JobRunner {
         if (requeued) throw err;
         return null;
       }
-      const failure = this.opts.describeFailure(stopping?.aborted ? stopping.reason : err, record.id);
-      const failed = await this.endFailed(record, failure).catch((e) => {
-        log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });
-        return null;
-      });
-      // Null: cancelled or swept meanwhile, and whoever did that settled the units.
-      if (failed) {
-        await this.refundQuietly(failed);
-        this.finished(failed);
-      }
-      return failed;
+      return await this.failRun(record, stopping?.aborted ? stopping.reason : err);
     } finally {
       stopping?.removeEventListener("abort", stop);
       this.active.delete(record.id);
     }
+  }
+
+  /** Ends a run that threw: failed with its units given back, unless someone else ended it meanwhile. */
+  private async failRun(record: JobRecord, reason: unknown): Promise<JobRecord | null> {
+    const failure = this.opts.describeFailure(reason, record.id);
+    const failed = await this.endFailed(record, failure).catch((e) => {
+      log.error("job could not be marked failed", { job_id: record.id, ...describeError(e) });
+      return null;
+    });
+    // Null: cancelled or swept meanwhile, and whoever did that settled the units.
+    if (failed) {
+      await this.refundQuietly(failed);
+      this.finished(failed);
+    }
+    return failed;
   }
 
   /** Marks a job failed, with its webhook delivery in the same write. */
