@@ -4,6 +4,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { ALL_ENHANCE_MODE_NAMES } from "@/lib/catalog/enhance-modes";
+import { enhanceVariableOf, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 import type { CapabilityEnv } from "@/lib/engines/capabilities";
@@ -79,6 +81,12 @@ const envSchema = z
     // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
     ENHANCE_PRECISION: optionalText.pipe(z.enum(["int8", "fp32"]).optional()),
     ENHANCE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+    // Each enhance mode's fallback chain (lib/catalog/enhance-routes.ts); unset, the in-process defaults.
+    ENHANCE_FAST: optionalText,
+    ENHANCE_QUALITY: optionalText,
+    ENHANCE_FACES: optionalText,
+    ENHANCE_CREATIVE: optionalText,
+    ENHANCE_FACE_RESTORER: optionalText.pipe(z.enum(["gfpgan", "codeformer"]).optional()),
 
     UPSTASH_REDIS_REST_URL: optionalText.pipe(z.url().optional()),
     UPSTASH_REDIS_REST_TOKEN: optionalText,
@@ -253,7 +261,8 @@ const envSchema = z
     // A bad GPU server URL or workflow file, like a malformed route, must stop start, not fail the first request.
     const local = readLocalOf(env);
     const chainIssues = resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues;
-    for (const issue of [...local.issues, ...chainIssues, ...editOverrideIssues(env)]) {
+    const enhanceIssues = enhanceChainsOf(env).issues;
+    for (const issue of [...local.issues, ...chainIssues, ...editOverrideIssues(env), ...enhanceIssues]) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
   });
@@ -304,7 +313,18 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
     device: env.ENHANCE_DEVICE,
     precision: env.ENHANCE_PRECISION,
     timeoutMs: env.ENHANCE_TIMEOUT_MS,
+    chains: enhanceChainsOf(env).chains,
+    faceRestorer: env.ENHANCE_FACE_RESTORER ?? "gfpgan",
   };
+}
+
+/** ENHANCE_<MODE> parsed, with the problems found; a cloud route needs its provider's key. */
+function enhanceChainsOf(env: z.infer<typeof envSchema>) {
+  const values = env as unknown as ProviderVars;
+  return parseEnhanceChains(
+    Object.fromEntries(ALL_ENHANCE_MODE_NAMES.map((m) => [enhanceVariableOf(m), textOf(values, enhanceVariableOf(m))])),
+    (provider) => Boolean(textOf(values, PROVIDER_ENV[provider].key)),
+  );
 }
 
 // Parsed env values are read by name here, since the provider variables are generated from the catalogue.

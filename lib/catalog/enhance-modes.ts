@@ -79,8 +79,8 @@ export type EnhanceModeName = (typeof ENHANCE_MODE_ROWS)[number]["name"];
 export const ALL_ENHANCE_MODE_NAMES = ENHANCE_MODE_ROWS.map((m) => m.name) as [EnhanceModeName, ...EnhanceModeName[]];
 
 /** The 400 message for a mode this table knows but no route serves here: it names the modes available. */
-export function unconfiguredModeMessage(name: string): string | undefined {
+export function unconfiguredModeMessage(name: string, served: readonly string[]): string | undefined {
   const row = ENHANCE_MODE_ROWS.find((m) => m.name === name);
-  if (!row || row.inProcess !== null) return undefined;
-  return `The ${row.name} mode has no engine on this server (ENHANCE_${row.name.toUpperCase()} is not set); the modes available are ${joinWithOr(ENHANCE_MODE_NAMES)}.`;
+  if (!row || served.includes(row.name)) return undefined;
+  return `The ${row.name} mode has no engine on this server (ENHANCE_${row.name.toUpperCase()} is not set); the modes available are ${joinWithOr(served)}.`;
 }

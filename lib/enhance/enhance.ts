@@ -1,4 +1,6 @@
 // Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
+import { ENHANCE_MODES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import type { OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
 import type { WorkProgress } from "@/lib/engines/types";
@@ -10,13 +12,17 @@ import type { WorkQueue } from "@/lib/work/queue";
 import { decodeImage, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
-import type { ModelChoice } from "./types";
+import { chainOf, runRemoteSteps } from "./routes/remote-chain";
+import type { ModelChoice, RawImage } from "./types";
 
 export type EnhanceInput = {
   bytes: Buffer;
   strength: number;
   scale: 2 | 4;
-  model: ModelChoice;
+  /** The mode: its chain (ENHANCE_<MODE>) decides the routes. */
+  model: EnhanceModeName;
+  /** Steers creative and Stability's conservative route; filtered already. */
+  prompt?: string;
   /** png unless the caller asked for another format. */
   output?: OutputEncoding;
 };
@@ -44,6 +50,9 @@ export type EnhancedResult = {
   enhancedSize: string;
   scale: number;
   engine: string;
+  /** Whether a neural network or an AI service made it (not the plain resize), and whether it may invent detail. */
+  ai: boolean;
+  generative: boolean;
   /** ISO 8601, or null when kept forever. */
   expiresAt: string | null;
   deleteToken: string;
@@ -61,14 +70,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
       const image = await decodeImage(input.bytes, maxPixels);
       deps.onProgress?.({ fraction: null, stage: "enhancing" });
       try {
-        const out = await enhanceRaw(deps.enhancer.run, image, {
-          strength: input.strength,
-          scale: input.scale,
-          model: input.model,
-          signal: deps.signal,
-          onProgress: deps.onProgress,
-          output: input.output ?? DEFAULT_OUTPUT,
-        });
+        const out = await runChain(input, image, deps);
         // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
         log.info("enhance job", {
           request_id: deps.requestId,
@@ -114,7 +116,43 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
     enhancedSize: `${out.width}x${out.height}`,
     scale,
     engine: out.engine,
+    ai: out.ai,
+    generative: out.generative,
     expiresAt: stored.expiresAt,
     deleteToken: stored.deleteToken,
   };
 }
+
+/** The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. */
+async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps) {
+  const output = input.output ?? DEFAULT_OUTPUT;
+  const remote = await runRemoteSteps(chainOf(deps.config, input.model), image, {
+    mode: input.model,
+    scale: input.scale,
+    strength: input.strength,
+    prompt: input.prompt,
+    faceRestorer: deps.config.enhance.faceRestorer,
+    output,
+    maxPixels: deps.config.upload.maxPixels,
+    requestId: deps.requestId,
+    signal: deps.signal,
+    onProgress: deps.onProgress,
+  });
+  if ("output" in remote) return remote.output;
+  const out = await enhanceRaw(deps.enhancer.run, image, {
+    strength: input.strength,
+    scale: input.scale,
+    model: MODE_OF_NETWORK[remote.next],
+    signal: deps.signal,
+    onProgress: deps.onProgress,
+    output,
+  });
+  // A plain resize (strength 0, lanczos3) or the sharp fallback is not AI; the networks are.
+  return { ...out, ai: out.engine.startsWith("onnx"), generative: false };
+}
+
+/** The in-process mode that runs each shipped network. */
+const MODE_OF_NETWORK = Object.fromEntries(ENHANCE_MODES.map((m) => [m.package, m.name])) as Record<
+  OnnxNetwork,
+  ModelChoice
+>;

@@ -1,6 +1,7 @@
 // POST /api/enhance: multipart fields and the response schema.
 import { z } from "zod";
 import {
+  ALL_ENHANCE_MODE_NAMES,
   DEFAULT_ENHANCE_MODE,
   describeEnhanceModes,
   ENHANCE_MODE_NAMES,
@@ -21,7 +22,7 @@ export {
 export { DEFAULT_ENHANCE_MODE };
 
 export const INVALID_ENHANCE_MODE_MESSAGE = `Model must be ${joinWithOr(ENHANCE_MODE_NAMES)}.`;
-const MODE_DESCRIPTION = `Super-resolution model: ${describeEnhanceModes()}.`;
+const MODE_DESCRIPTION = `The enhance mode: ${describeEnhanceModes()}; faces (face restoration, then the upscale) and creative (generative upscaling) where the server has a route for them (ENHANCE_FACES, ENHANCE_CREATIVE; GET /api/status lists enhance_modes).`;
 const ENGINE_EXAMPLE = `onnx:${findEnhanceMode(DEFAULT_ENHANCE_MODE).package}-x2`;
 
 /** Form fields arrive as strings; an empty value counts as present. */
@@ -39,7 +40,7 @@ export const scaleFieldSchema = z
   .meta({ description: "Upscale factor, 2 (default) or 4; lowered to keep the long side within 4096 px." });
 
 export const modelFieldSchema = z
-  .enum(ENHANCE_MODE_NAMES, { error: INVALID_ENHANCE_MODE_MESSAGE })
+  .enum(ALL_ENHANCE_MODE_NAMES, { error: INVALID_ENHANCE_MODE_MESSAGE })
   .meta({ description: MODE_DESCRIPTION });
 
 export const enhanceRequestSchema = z
@@ -52,7 +53,14 @@ export const enhanceRequestSchema = z
       .union([z.literal(2), z.literal(4)])
       .default(2)
       .optional(),
-    model: z.enum(ENHANCE_MODE_NAMES).default(DEFAULT_ENHANCE_MODE).optional().meta({ description: MODE_DESCRIPTION }),
+    model: z
+      .enum(ALL_ENHANCE_MODE_NAMES)
+      .default(DEFAULT_ENHANCE_MODE)
+      .optional()
+      .meta({ description: MODE_DESCRIPTION }),
+    prompt: z.string().max(400).optional().meta({
+      description: "Steers creative and Stability's conservative route (filtered as generation prompts are).",
+    }),
     output_format: outputFormatSchema,
     output_quality: outputQualitySchema,
   })
@@ -70,10 +78,12 @@ export const enhanceResponseSchema = z
     id: z.string(),
     strength: z.number(),
     scale: z.number().meta({ description: "The scale applied after the 4096 px cap." }),
-    model: z.enum(ENHANCE_MODE_NAMES),
+    model: z.enum(ALL_ENHANCE_MODE_NAMES),
     engine: z.string().meta({
-      description: `What produced the pixels, e.g. ${ENGINE_EXAMPLE}; lanczos3 at strength 0; sharp if the neural runtime cannot load.`,
+      description: `What produced the pixels: the route, e.g. ${ENGINE_EXAMPLE} or stability:fast; sharp if the neural runtime cannot load.`,
     }),
+    ai: z.boolean().meta({ description: "Whether a neural network or an AI service made it, not a plain resize." }),
+    generative: z.boolean().meta({ description: "Whether the engine may invent detail the photo does not hold." }),
     usage: z.int().min(0),
     remaining: z.int().min(0),
     expires_at: expiresAtSchema,

@@ -2,7 +2,7 @@
 // /api/enhance so a field means the same thing on both. The tools pass their arguments on to those flows, which
 // validate them with the contract's error codes.
 import { z } from "zod";
-import { ENHANCE_MODE_NAMES } from "@/lib/catalog/enhance-modes";
+import { ALL_ENHANCE_MODE_NAMES } from "@/lib/catalog/enhance-modes";
 import { generateRequestSchema } from "./generate";
 import { outputFormatSchema } from "./image-fields";
 
@@ -36,9 +36,16 @@ export const enhanceToolInput = z.object({
   image_id: imageIdSchema,
   image: base64Schema("The photo to enhance"),
   mode: z
-    .enum(ENHANCE_MODE_NAMES)
+    .enum(ALL_ENHANCE_MODE_NAMES)
     .optional()
-    .meta({ description: `Enhance mode: ${ENHANCE_MODE_NAMES.join(", ")}.` }),
+    .meta({
+      description: `Enhance mode: ${ALL_ENHANCE_MODE_NAMES.join(", ")}; list_models says which this server serves (creative is generative: it invents detail).`,
+    }),
+  prompt: z
+    .string()
+    .max(400)
+    .optional()
+    .meta({ description: "Steers the creative mode (filtered as generation prompts are)." }),
   scale: z
     .union([z.literal(2), z.literal(4)])
     .optional()
@@ -89,7 +96,16 @@ export const listModelsToolOutput = z.object({
     }),
   ),
   styles: z.array(z.string()),
-  enhance_modes: z.array(z.object({ name: z.string(), label: z.string(), network: z.string() })),
+  enhance_modes: z.array(
+    z.object({
+      name: z.string(),
+      label: z.string(),
+      network: z.string(),
+      available: z.boolean().optional(),
+      engines: z.array(z.string()).optional(),
+      generative: z.boolean().optional(),
+    }),
+  ),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 

@@ -1,7 +1,8 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
 
 import type { Plan } from "@/lib/auth/types";
-import { ENHANCE_MODE_ROWS } from "@/lib/catalog/enhance-modes";
+import { DEFAULT_ENHANCE_MODE, ENHANCE_MODE_ROWS, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { licenceNotesOf } from "@/lib/catalog/enhance-routes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
@@ -86,25 +87,39 @@ export function buildStatus(input: StatusInput): StatusResponse {
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_modes: describeEnhanceModeRows(enhanceEngine),
+    enhance_modes: describeEnhanceModeRows(enhanceEngine, config.enhance.chains),
     enhance_engine: enhanceEngine,
   };
 }
 
 /**
- * One entry per mode of the table: the in-process modes name the network the engine runs (an operator file when
- * ENHANCE_MODEL_PATH replaces it); the others have no route here, so they are listed and marked unavailable.
+ * One entry per mode of the table, from its chain (ENHANCE_<MODE>, or the in-process defaults): an onnx route names
+ * the network the engine runs (an operator file when ENHANCE_MODEL_PATH replaces it); a mode with no route is listed
+ * and marked unavailable. Face models carry their licence terms.
  */
-function describeEnhanceModeRows(engine: StatusResponse["enhance_engine"]): StatusResponse["enhance_modes"] {
+function describeEnhanceModeRows(
+  engine: StatusResponse["enhance_engine"],
+  chains: Config["enhance"]["chains"],
+): StatusResponse["enhance_modes"] {
   return ENHANCE_MODE_ROWS.map((row) => {
-    const network = row.inProcess === null ? undefined : engine.models[row.name];
+    const chain = chains[row.name];
+    const engines = chain.map((spec) =>
+      spec.kind === "onnx" ? `onnx:${engine.models[modeOfNetwork(spec.target)] ?? spec.target}` : spec.id,
+    );
+    const notes = licenceNotesOf(engines);
     return {
       name: row.name,
       label: row.label,
-      available: network !== undefined,
-      engines: network === undefined ? [] : [`onnx:${network}`],
-      ai: network !== undefined && engine.ai,
+      available: chain.length > 0,
+      engines,
+      ai: chain.some((spec) => spec.kind !== "onnx") || (chain.length > 0 && engine.ai),
       generative: row.generative,
+      ...(notes && { licence_notes: notes }),
     };
   });
+}
+
+/** The in-process mode whose network an onnx route names. */
+function modeOfNetwork(network: string): EnhanceMode {
+  return ENHANCE_MODES.find((m) => m.package === network)?.name ?? DEFAULT_ENHANCE_MODE;
 }

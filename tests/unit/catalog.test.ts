@@ -184,10 +184,10 @@ describe("the enhance modes", () => {
     for (const pkg of ENHANCE_PACKAGES) assert.ok(deps[toNpmName(pkg)], `${toNpmName(pkg)} is a dependency`);
   });
 
-  it("are what the enhance schemas accept and return", () => {
-    assert.deepEqual(modelFieldSchema.options, ENHANCE_MODE_NAMES);
-    assert.deepEqual(enhanceRequestSchema.shape.model.unwrap().unwrap().options, ENHANCE_MODE_NAMES);
-    assert.deepEqual(enhanceResponseSchema.shape.model.options, ENHANCE_MODE_NAMES);
+  it("are what the enhance schemas accept and return: every mode of 1.3 (a route decides which are served)", () => {
+    assert.deepEqual(modelFieldSchema.options, ALL_ENHANCE_MODE_NAMES);
+    assert.deepEqual(enhanceRequestSchema.shape.model.unwrap().unwrap().options, ALL_ENHANCE_MODE_NAMES);
+    assert.deepEqual(enhanceResponseSchema.shape.model.options, ALL_ENHANCE_MODE_NAMES);
     assert.deepEqual(
       Object.keys(statusResponseSchema.shape.enhance_engine.shape.models.shape),
       ENHANCE_MODE_NAMES,
@@ -196,9 +196,9 @@ describe("the enhance modes", () => {
   });
 
   it("are what OpenAPI documents", () => {
-    assert.deepEqual(propsOf("EnhanceRequest").model.enum, ENHANCE_MODE_NAMES);
+    assert.deepEqual(propsOf("EnhanceRequest").model.enum, ALL_ENHANCE_MODE_NAMES);
     assert.equal(propsOf("EnhanceRequest").model.default, DEFAULT_ENHANCE_MODE);
-    assert.deepEqual(propsOf("EnhanceResponse").model.enum, ENHANCE_MODE_NAMES);
+    assert.deepEqual(propsOf("EnhanceResponse").model.enum, ALL_ENHANCE_MODE_NAMES);
     const engine = statusProps.enhance_engine as Json & { properties: { models: Json } };
     assert.deepEqual(engine.properties.models.required, ENHANCE_MODE_NAMES);
     assert.deepEqual(Object.keys(engine.properties.models.properties as Json), ENHANCE_MODE_NAMES);
@@ -225,12 +225,13 @@ describe("the enhance modes", () => {
       ENHANCE_MODE_NAMES,
     );
     assert.equal(
-      unconfiguredModeMessage("faces"),
+      unconfiguredModeMessage("faces", ENHANCE_MODE_NAMES),
       `The faces mode has no engine on this server (ENHANCE_FACES is not set); the modes available are ${joinWithOr(ENHANCE_MODE_NAMES)}.`,
     );
-    assert.match(unconfiguredModeMessage("creative") ?? "", /^The creative mode has no engine/);
-    assert.equal(unconfiguredModeMessage("fast"), undefined);
-    assert.equal(unconfiguredModeMessage("best"), undefined);
+    assert.match(unconfiguredModeMessage("creative", ENHANCE_MODE_NAMES) ?? "", /^The creative mode has no engine/);
+    assert.equal(unconfiguredModeMessage("fast", ENHANCE_MODE_NAMES), undefined);
+    assert.equal(unconfiguredModeMessage("best", ENHANCE_MODE_NAMES), undefined);
+    assert.equal(unconfiguredModeMessage("faces", ["fast", "faces"]), undefined, "a mode with a route is served");
     assert.deepEqual(
       ENHANCE_MODE_ROWS.filter((m) => m.generative).map((m) => m.name),
       ["creative"],

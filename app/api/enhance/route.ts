@@ -3,7 +3,7 @@
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
 import { enhanceBody } from "@/lib/features/enhance/answer";
-import { parseEnhance } from "@/lib/features/enhance/parse";
+import { parseEnhance, servedEnhanceModes } from "@/lib/features/enhance/parse";
 import { recordDepsFor } from "@/lib/features/images/records";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
 import { runSync } from "@/lib/features/jobs/sync";
@@ -19,7 +19,8 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 300;
 
 export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quota, idempotency, signal, origin }) => {
-  const upload = parseEnhance(await readUploadInOrder({ req, svc, caller, quota, idempotency }));
+  const served = servedEnhanceModes(svc.config);
+  const upload = parseEnhance(await readUploadInOrder({ req, svc, caller, quota, idempotency }), served);
   let heldByJob = false;
   quota.note({ model: upload.model });
   try {

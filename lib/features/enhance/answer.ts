@@ -14,6 +14,8 @@ export function enhanceBody(input: EnhanceInput, image: EnhancedResult, usage: U
     scale: image.scale,
     model: input.model,
     engine: image.engine,
+    ai: image.ai,
+    generative: image.generative,
     usage: usage.used,
     remaining: usage.remaining,
     // Image library: when the image goes, and the token that deletes it.

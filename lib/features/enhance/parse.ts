@@ -1,8 +1,9 @@
 // Validates an enhance upload's shape: the fields and that an image file was sent. Nothing is decoded here: that
 // costs CPU and memory, so it runs only after the quota is taken.
-import { unconfiguredModeMessage } from "@/lib/catalog/enhance-modes";
+import { ALL_ENHANCE_MODE_NAMES, type EnhanceModeName, unconfiguredModeMessage } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY, type OutputEncoding } from "@/lib/catalog/output-formats";
-import type { ModelChoice } from "@/lib/enhance/types";
+import type { Config } from "@/lib/config";
+import { assertPromptAllowed } from "@/lib/features/generate/filter-prompt";
 import { formValue } from "@/lib/http/form-text";
 import type { Upload } from "@/lib/http/read-upload";
 import { ApiError } from "@/lib/schemas/api-error";
@@ -20,7 +21,9 @@ export type EnhanceUpload = {
   bytes: Buffer;
   strength: number;
   scale: 2 | 4;
-  model: ModelChoice;
+  model: EnhanceModeName;
+  /** For creative and Stability's conservative route; filtered. */
+  prompt?: string;
   webhookUrl?: string;
   output: OutputEncoding;
   /** Gives the upload's bytes back to the in-flight budget. */
@@ -39,8 +42,14 @@ export function outputOf(fields: Record<string, string>): OutputEncoding {
   return { format: format.data ?? DEFAULT_OUTPUT_FORMAT, quality: quality.data ?? DEFAULT_OUTPUT_QUALITY };
 }
 
-/** Validates a read upload's fields; on a bad one it gives the upload's bytes back and throws the field's code. */
-export function parseEnhance(upload: Upload): EnhanceUpload {
+/** The longest prompt, in code points, as generation's. */
+const MAX_PROMPT_CODE_POINTS = 400;
+
+/**
+ * Validates a read upload's fields; on a bad one it gives the upload's bytes back and throws the field's code.
+ * `served` are the modes with a route here: another is 400 invalid_model naming them.
+ */
+export function parseEnhance(upload: Upload, served: readonly EnhanceModeName[]): EnhanceUpload {
   try {
     if (!upload.image) {
       throw new ApiError(
@@ -60,14 +69,21 @@ export function parseEnhance(upload: Upload): EnhanceUpload {
       if (!parsed.success) throw new ApiError("invalid_scale", undefined, { param: "scale" });
       scale = parsed.data;
     }
-    let model: ModelChoice = DEFAULT_ENHANCE_MODE;
+    let model: EnhanceModeName = DEFAULT_ENHANCE_MODE;
     if ("model" in upload.fields) {
-      const parsed = modelFieldSchema.safeParse(upload.fields.model.trim());
-      if (!parsed.success) {
-        const message = unconfiguredModeMessage(upload.fields.model.trim()) ?? INVALID_ENHANCE_MODE_MESSAGE;
+      const name = upload.fields.model.trim();
+      const parsed = modelFieldSchema.safeParse(name);
+      if (!parsed.success || !served.includes(parsed.data)) {
+        const message = unconfiguredModeMessage(name, served) ?? INVALID_ENHANCE_MODE_MESSAGE;
         throw new ApiError("invalid_model", message, { param: "model" });
       }
       model = parsed.data;
+    }
+    const prompt = upload.fields.prompt?.trim() || undefined;
+    if (prompt !== undefined) {
+      if ([...prompt].length > MAX_PROMPT_CODE_POINTS)
+        throw new ApiError("invalid_prompt", undefined, { param: "prompt" });
+      assertPromptAllowed({ prompt });
     }
     const webhookUrl = upload.fields.webhook_url?.trim() || undefined;
     return {
@@ -75,6 +91,7 @@ export function parseEnhance(upload: Upload): EnhanceUpload {
       strength,
       scale,
       model,
+      prompt,
       webhookUrl,
       output: outputOf(upload.fields),
       release: upload.release,
@@ -83,4 +100,9 @@ export function parseEnhance(upload: Upload): EnhanceUpload {
     upload.release();
     throw err;
   }
+}
+
+/** The modes with at least one route on this server (ENHANCE_<MODE>, or the in-process defaults). */
+export function servedEnhanceModes(config: Pick<Config, "enhance">): EnhanceModeName[] {
+  return ALL_ENHANCE_MODE_NAMES.filter((mode) => config.enhance.chains[mode].length > 0);
 }

@@ -1,0 +1,104 @@
+// ENHANCE_<MODE>: each enhance mode's fallback chain, as MODEL_* is each model's (contract 1.3). A route is
+// `kind:rest`, the rest everything after the first colon. Unset, fast and quality run the in-process networks and
+// faces and creative have no route. Validated at start: a bad route stops the server with the variable named.
+import { ALL_ENHANCE_MODE_NAMES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { PROVIDER_ENV } from "@/lib/catalog/providers";
+
+/** The route kinds an enhance chain takes, and whether this version runs them. */
+export const ENHANCE_ROUTE_KINDS = {
+  onnx: "in process (esrgan-slim, esrgan-medium)",
+  stability: "Stability's v2beta upscalers (fast, conservative, creative)",
+  replicate: "a Replicate model, or a Cog server through REPLICATE_BASE_URL",
+  fal: "a fal endpoint",
+} as const;
+export type EnhanceRouteKind = keyof typeof ENHANCE_ROUTE_KINDS;
+type CloudKind = Exclude<EnhanceRouteKind, "onnx">;
+/** Stability's upscalers by name. */
+const STABILITY_UPSCALERS = ["fast", "conservative", "creative"];
+/** Kinds the contract names that this version does not run yet: refused at start, with a clear message. */
+const NOT_YET: Record<string, string> = {
+  a1111: "AUTOMATIC1111 enhance routes are not supported yet; use a cloud route or onnx",
+  comfyui: "ComfyUI enhance routes are not supported yet; use a cloud route or onnx",
+};
+/** The in-process networks an onnx route names. */
+export const ONNX_NETWORKS = ["esrgan-slim", "esrgan-medium"] as const;
+export type OnnxNetwork = (typeof ONNX_NETWORKS)[number];
+
+export type EnhanceRouteSpec = { kind: EnhanceRouteKind; target: string; id: string };
+export type EnhanceChains = Record<EnhanceModeName, EnhanceRouteSpec[]>;
+
+/** The chains when no ENHANCE_<MODE> is set. */
+const DEFAULT_CHAINS: Record<EnhanceModeName, string | undefined> = {
+  fast: "onnx:esrgan-slim",
+  quality: "onnx:esrgan-medium",
+  faces: undefined,
+  creative: undefined,
+};
+
+/** The variable of a mode: ENHANCE_FACES for faces. */
+export const enhanceVariableOf = (mode: EnhanceModeName) => `ENHANCE_${mode.toUpperCase()}`;
+
+/**
+ * Every mode's chain from its variable (or the default), and every problem found: an unknown kind, an onnx network
+ * that is not shipped, or a cloud route whose provider has no key (`hasKey`).
+ */
+export function parseEnhanceChains(
+  values: Partial<Record<string, string>>,
+  hasKey: (provider: CloudKind) => boolean,
+): { chains: EnhanceChains; issues: { variable: string; message: string }[] } {
+  const issues: { variable: string; message: string }[] = [];
+  const chains = Object.fromEntries(
+    ALL_ENHANCE_MODE_NAMES.map((mode) => {
+      const variable = enhanceVariableOf(mode);
+      const raw = values[variable]?.trim() || DEFAULT_CHAINS[mode] || "";
+      const routes = raw
+        .split(",")
+        .map((r) => r.trim())
+        .filter(Boolean)
+        .flatMap((id) => {
+          const problem = problemOf(id, hasKey);
+          if (problem) issues.push({ variable, message: `${id}: ${problem}` });
+          return problem ? [] : [specOf(id)];
+        });
+      return [mode, routes];
+    }),
+  ) as EnhanceChains;
+  return { chains, issues };
+}
+
+function specOf(id: string): EnhanceRouteSpec {
+  const colon = id.indexOf(":");
+  return { kind: id.slice(0, colon) as EnhanceRouteKind, target: id.slice(colon + 1), id };
+}
+
+function problemOf(id: string, hasKey: (provider: CloudKind) => boolean): string | undefined {
+  const colon = id.indexOf(":");
+  const kind = colon > 0 ? id.slice(0, colon) : "";
+  const target = id.slice(colon + 1);
+  if (NOT_YET[kind]) return NOT_YET[kind];
+  if (!(kind in ENHANCE_ROUTE_KINDS) || target === "") {
+    return `a route is kind:name, the kind one of ${Object.keys(ENHANCE_ROUTE_KINDS).join(", ")}`;
+  }
+  if (kind === "onnx") {
+    return (ONNX_NETWORKS as readonly string[]).includes(target)
+      ? undefined
+      : `the in-process networks are ${ONNX_NETWORKS.join(" and ")}`;
+  }
+  if (kind === "stability" && !STABILITY_UPSCALERS.includes(target)) {
+    return `Stability's upscalers are ${STABILITY_UPSCALERS.join(", ")}`;
+  }
+  const cloud = kind as CloudKind;
+  return hasKey(cloud) ? undefined : `set ${PROVIDER_ENV[cloud].key} to use it`;
+}
+
+/** Face restoration models' licence terms (contract 1.3), by what a route's name shows of its model. */
+const FACE_MODEL_LICENCES: [RegExp, string][] = [
+  [/gfpgan/i, "GFPGAN includes parts under non-commercial terms (see its licence)."],
+  [/codeformer/i, "CodeFormer is under the S-Lab License 1.0: non-commercial use only."],
+];
+
+/** The licence terms of the face models these routes use, or undefined when none does. */
+export function licenceNotesOf(routes: readonly string[]): string | undefined {
+  const notes = FACE_MODEL_LICENCES.filter(([pattern]) => routes.some((r) => pattern.test(r))).map(([, n]) => n);
+  return notes.length > 0 ? notes.join(" ") : undefined;
+}

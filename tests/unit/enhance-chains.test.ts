@@ -1,0 +1,73 @@
+// ENHANCE_<MODE> parsed into chains at start (contract 1.3): the defaults, the route kinds, and a clear message for
+// each bad route, naming the variable, so a wrong chain stops the server instead of failing requests.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseEnhanceChains } from "@/lib/catalog/enhance-routes";
+import { ConfigError, parseConfig } from "@/lib/config";
+
+const keys =
+  (...have: string[]) =>
+  (provider: string) =>
+    have.includes(provider);
+
+describe("ENHANCE_<MODE>", () => {
+  it("defaults fast and quality to the in-process networks, and faces and creative to nothing", () => {
+    const { chains, issues } = parseEnhanceChains({}, keys());
+    assert.deepEqual(issues, []);
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(chains).map(([mode, routes]) => [mode, routes.map((r) => r.id)])),
+      { fast: ["onnx:esrgan-slim"], quality: ["onnx:esrgan-medium"], faces: [], creative: [] },
+    );
+  });
+
+  it("reads each mode's routes in order, the route being everything after the first colon", () => {
+    const { chains, issues } = parseEnhanceChains(
+      { ENHANCE_FACES: " replicate:sczhou/codeformer:cc49 , fal:fal-ai/codeformer", ENHANCE_FAST: "stability:fast" },
+      keys("replicate", "fal", "stability"),
+    );
+    assert.deepEqual(issues, []);
+    assert.deepEqual(chains.faces, [
+      { kind: "replicate", target: "sczhou/codeformer:cc49", id: "replicate:sczhou/codeformer:cc49" },
+      { kind: "fal", target: "fal-ai/codeformer", id: "fal:fal-ai/codeformer" },
+    ]);
+    assert.deepEqual(
+      chains.fast.map((r) => r.id),
+      ["stability:fast"],
+    );
+  });
+
+  it("names the variable and the problem of each bad route", () => {
+    const { issues } = parseEnhanceChains(
+      {
+        ENHANCE_FAST: "onnx:esrgan-thick",
+        ENHANCE_QUALITY: "stability:sharpest",
+        ENHANCE_FACES: "fal:fal-ai/codeformer",
+        ENHANCE_CREATIVE: "magic:wand,a1111:R-ESRGAN 4x+",
+      },
+      keys("stability"),
+    );
+    assert.deepEqual(
+      issues.map((i) => i.variable),
+      ["ENHANCE_FAST", "ENHANCE_QUALITY", "ENHANCE_FACES", "ENHANCE_CREATIVE", "ENHANCE_CREATIVE"],
+    );
+    assert.match(issues[0].message, /esrgan-slim and esrgan-medium/);
+    assert.match(issues[1].message, /fast, conservative, creative/);
+    assert.match(issues[2].message, /set FAL_KEY/);
+    assert.match(issues[3].message, /kind:name/);
+    assert.match(issues[4].message, /not supported yet/);
+  });
+
+  it("stops the server's configuration on a bad chain", () => {
+    assert.throws(
+      () => parseConfig({ ENHANCE_FACES: "replicate:sczhou/codeformer" }),
+      (err) =>
+        err instanceof ConfigError && /ENHANCE_FACES/.test(err.message) && /REPLICATE_API_TOKEN/.test(err.message),
+    );
+    const config = parseConfig({ ENHANCE_FACES: "replicate:sczhou/codeformer", REPLICATE_API_TOKEN: "r8_test" });
+    assert.deepEqual(
+      config.enhance.chains.faces.map((r) => r.id),
+      ["replicate:sczhou/codeformer"],
+    );
+    assert.equal(config.enhance.faceRestorer, "gfpgan");
+  });
+});
