@@ -22,6 +22,9 @@ export function run(
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A command that exits without reading its input closes the pipe: writing to it then fails with EPIPE, which
+    // says nothing about the command (its exit code and output do).
+    child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
   });
 }

@@ -56,7 +56,7 @@ export async function startApp(
   } = {},
 ): Promise<App> {
   const root = opts.root ?? ROOT;
-  const port = await freePort();
+  let port = await freePort();
   const dataDir = opts.dataDir ?? tempDataDir(opts.name ?? "api");
   const env: Record<string, string> = {
     PORT: String(port),
@@ -114,7 +114,17 @@ export async function startApp(
     clearTimeout(timer);
   };
 
-  await launch();
+  // Another process can take the free port between freePort and the app's listen: start again on a fresh one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (attempt >= 3 || opts.env?.PORT !== undefined || !/EADDRINUSE/.test(output)) throw err;
+      port = await freePort();
+      env.PORT = String(port);
+    }
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     root,
