@@ -1,7 +1,7 @@
 // ENHANCE_<MODE>: each enhance mode's fallback chain, as MODEL_* is each model's (contract 1.3). A route is
 // `kind:rest`, the rest everything after the first colon. Unset, fast and quality run the in-process networks and
 // faces and creative have no route. Validated at start: a bad route stops the server with the variable named.
-import { ALL_ENHANCE_MODE_NAMES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_MODES, ENHANCE_PACKAGES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
 
 /** The route kinds an enhance chain takes, and whether this version runs them. */
@@ -20,20 +20,17 @@ const NOT_YET: Record<string, string> = {
   a1111: "AUTOMATIC1111 enhance routes are not supported yet; use a cloud route or onnx",
   comfyui: "ComfyUI enhance routes are not supported yet; use a cloud route or onnx",
 };
-/** The in-process networks an onnx route names. */
-export const ONNX_NETWORKS = ["esrgan-slim", "esrgan-medium"] as const;
+/** The in-process networks an onnx route names: the mode table's packages. */
+export const ONNX_NETWORKS = ENHANCE_PACKAGES;
 export type OnnxNetwork = (typeof ONNX_NETWORKS)[number];
 
 export type EnhanceRouteSpec = { kind: EnhanceRouteKind; target: string; id: string };
 export type EnhanceChains = Record<EnhanceModeName, EnhanceRouteSpec[]>;
 
-/** The chains when no ENHANCE_<MODE> is set. */
-const DEFAULT_CHAINS: Record<EnhanceModeName, string | undefined> = {
-  fast: "onnx:esrgan-slim",
-  quality: "onnx:esrgan-medium",
-  faces: undefined,
-  creative: undefined,
-};
+/** The chains when no ENHANCE_<MODE> is set: a mode's in-process network from the mode table, or none. */
+const DEFAULT_CHAINS = Object.fromEntries(
+  ENHANCE_MODES.map((m) => [m.name, m.inProcess ? `onnx:${m.inProcess.package}` : undefined]),
+) as Record<EnhanceModeName, string | undefined>;
 
 /** The variable of a mode: ENHANCE_FACES for faces. */
 export const enhanceVariableOf = (mode: EnhanceModeName) => `ENHANCE_${mode.toUpperCase()}`;
@@ -48,7 +45,7 @@ export function parseEnhanceChains(
 ): { chains: EnhanceChains; issues: { variable: string; message: string }[] } {
   const issues: { variable: string; message: string }[] = [];
   const chains = Object.fromEntries(
-    ALL_ENHANCE_MODE_NAMES.map((mode) => {
+    ENHANCE_MODES.map(({ name: mode }) => {
       const variable = enhanceVariableOf(mode);
       const raw = values[variable]?.trim() || DEFAULT_CHAINS[mode] || "";
       const routes = raw

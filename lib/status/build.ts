@@ -1,7 +1,7 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
 
 import type { Plan } from "@/lib/auth/types";
-import { DEFAULT_ENHANCE_MODE, ENHANCE_MODE_ROWS, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { DEFAULT_ENHANCE_MODE, ENHANCE_MODES, type EnhanceMode, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import { licenceNotesOf } from "@/lib/catalog/enhance-routes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
@@ -101,7 +101,7 @@ function describeEnhanceModeRows(
   engine: StatusResponse["enhance_engine"],
   chains: Config["enhance"]["chains"],
 ): StatusResponse["enhance_modes"] {
-  return ENHANCE_MODE_ROWS.map((row) => {
+  return ENHANCE_MODES.map((row) => {
     const chain = chains[row.name];
     const engines = chain.map((spec) =>
       spec.kind === "onnx" ? `onnx:${engine.models[modeOfNetwork(spec.target)] ?? spec.target}` : spec.id,
@@ -121,5 +121,5 @@ function describeEnhanceModeRows(
 
 /** The in-process mode whose network an onnx route names. */
 function modeOfNetwork(network: string): EnhanceMode {
-  return ENHANCE_MODES.find((m) => m.package === network)?.name ?? DEFAULT_ENHANCE_MODE;
+  return IN_PROCESS_MODES.find((m) => m.package === network)?.name ?? DEFAULT_ENHANCE_MODE;
 }
