@@ -19,6 +19,11 @@ export type EnhanceModeRow = {
   label: string;
   /** Whether the mode invents detail (contract 1.3: creative). */
   generative: boolean;
+  /**
+   * What `strength` means: "blend" mixes the engine's output over the lanczos3 base after the engine, in process or
+   * remote (the faithful modes); "engine" passes it to the engine (the restorer's weight, the invention's).
+   */
+  strength: "blend" | "engine";
   /** The network its default route runs in process, or null: then only ENHANCE_<MODE> routes serve it. */
   inProcess: InProcessNetwork | null;
 };
@@ -34,16 +39,18 @@ export const ENHANCE_MODES = [
     name: "fast",
     label: "Fast",
     generative: false,
+    strength: "blend",
     inProcess: { network: "ESRGAN slim", package: "esrgan-slim", relativeCompute: 1 },
   },
   {
     name: "quality",
     label: "Quality",
     generative: false,
+    strength: "blend",
     inProcess: { network: "ESRGAN medium", package: "esrgan-medium", relativeCompute: 3 },
   },
-  { name: "faces", label: "Faces", generative: false, inProcess: null },
-  { name: "creative", label: "Creative", generative: true, inProcess: null },
+  { name: "faces", label: "Faces", generative: false, strength: "engine", inProcess: null },
+  { name: "creative", label: "Creative", generative: true, strength: "engine", inProcess: null },
 ] as const satisfies readonly EnhanceModeRow[];
 
 /** Every mode an enhance route may serve; the route interface (lib/enhance/routes/types.ts) names it. */

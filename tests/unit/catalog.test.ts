@@ -237,6 +237,11 @@ describe("the enhance modes", () => {
       ENHANCE_MODES.filter((m) => m.generative).map((m) => m.name),
       ["creative"],
     );
+    assert.deepEqual(
+      ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name),
+      ["fast", "quality"],
+      "strength blends over the base in the faithful modes and is the engine's in faces and creative",
+    );
   });
 
   it("are the enhance page's choices, with each label and hint", () => {

@@ -3,7 +3,7 @@
 // the faithful modes, and encoded without metadata. A route that fails or passes its deadline hands over to the
 // next; an onnx route hands the work to the in-process networks.
 import sharp from "sharp";
-import type { EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_MODES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
 import type { EnhanceRouteKind, EnhanceRouteSpec, OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import type { OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
@@ -32,8 +32,8 @@ const FACTORIES: Record<Exclude<EnhanceRouteKind, "onnx">, (target: string, deps
   fal: createFalEnhanceRoute,
 };
 
-/** Modes whose `strength` blends the engine's output over the plain resize; the others pass it to the engine. */
-const FAITHFUL: Record<EnhanceModeName, boolean> = { fast: true, quality: true, faces: false, creative: false };
+/** Modes whose `strength` blends the engine's output over the plain resize (the mode table's strength column). */
+const BLENDS = new Set<EnhanceModeName>(ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name));
 
 const built = new WeakMap<Config, Map<string, ChainStep>>();
 
@@ -138,7 +138,7 @@ async function runRoute(route: EnhanceRoute, image: RawImage, png: Buffer, job: 
     onProgress: job.onProgress,
   });
   const made = await exactSize(answer.image, image.channels, target.width, target.height, job.maxPixels, route.id);
-  const data = FAITHFUL[job.mode]
+  const data = BLENDS.has(job.mode)
     ? blendOver(await resizeLanczos(image, target.width, target.height), made, job.strength, image.channels)
     : made;
   const bytes = await encodeEnhanced(
