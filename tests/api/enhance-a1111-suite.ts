@@ -1,7 +1,7 @@
 // a1111:<upscaler> enhance routes through /api/enhance against the loopback AUTOMATIC1111 fake, on each store: faces
-// with the restorer's fields at exactly the target size, status listing the route, the upscaler checked against
-// /sdapi/v1/upscalers with an unknown name ejecting its route (with a log line) so the next route serves, and failover
-// from the server's 500 to the next route.
+// with the restorer's fields (GFPGAN here; CodeFormer's are in tests/unit/enhance-a1111.test.ts) at exactly the
+// target size, status listing the route, the upscaler checked against /sdapi/v1/upscalers with an unknown name
+// ejecting its route (with a log line) so the next route serves, and failover from the server's 500 to the next route.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
@@ -32,7 +32,7 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
         A1111_URLS: a1111.url,
         A1111_AUTH,
         ENHANCE_FACES: "a1111:4x-UltraSharp,replicate:sczhou/codeformer",
-        ENHANCE_FACE_RESTORER: "codeformer",
+        ENHANCE_FACE_RESTORER: "gfpgan",
         ENHANCE_QUALITY: "a1111:4x-Missing,a1111:R-ESRGAN 4x+",
         FREE_ENHANCEMENTS_PER_DAY: "100",
       },
@@ -68,12 +68,12 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
       const modes = Object.fromEntries(status.json.enhance_modes.map((m: { name: string }) => [m.name, m]));
       assert.deepEqual(modes.faces.engines, ["a1111:4x-UltraSharp", "replicate:sczhou/codeformer"]);
       assert.equal(modes.faces.available, true);
-      assert.match(modes.faces.licence_notes, /S-Lab/, "CodeFormer's terms, from ENHANCE_FACE_RESTORER");
+      assert.match(modes.faces.licence_notes, /GFPGAN/, "GFPGAN's terms, from ENHANCE_FACE_RESTORER");
       assert.deepEqual(modes.quality.engines, ["a1111:4x-Missing", "a1111:R-ESRGAN 4x+"]);
     });
 
     for (const scale of [2, 4]) {
-      it(`restores faces on the GPU server with CodeFormer's fields at exactly ${scale}x`, async () => {
+      it(`restores faces on the GPU server with GFPGAN's visibility at exactly ${scale}x`, async () => {
         const res = await enhance(
           app.url,
           { image: { data: await photo(), type: "image/png" }, model: "faces", scale: String(scale), strength: "0.6" },
@@ -92,7 +92,7 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
           [sent.upscaler_1, sent.resize_mode, sent.upscaling_resize_w, sent.upscaling_resize_h],
           ["4x-UltraSharp", 1, 120 * scale, 80 * scale],
         );
-        assert.deepEqual([sent.gfpgan_visibility, sent.codeformer_visibility, sent.codeformer_weight], [0, 1, 0.4]);
+        assert.deepEqual([sent.gfpgan_visibility, sent.codeformer_visibility, sent.codeformer_weight], [0.6, 0, 0]);
         assert.equal(
           a1111.requests.find((r) => r.path === "/sdapi/v1/extra-single-image")?.headers.authorization,
           `Basic ${Buffer.from(A1111_AUTH).toString("base64")}`,
