@@ -11,6 +11,7 @@ import { createA1111EnhanceRoute, extrasBody } from "@/lib/enhance/local/a1111";
 import type { EnhanceRouteJob } from "@/lib/enhance/routes/types";
 import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { imageFromBase64, imageOf, objectOf } from "../fakes/fake-server";
+import { enhanceRouteJob } from "../helpers/enhance-route-job";
 
 const WIDTH = 48;
 const HEIGHT = 32;
@@ -31,22 +32,8 @@ beforeEach(() => {
   two.reset();
 });
 
-function jobOf(overrides: Partial<EnhanceRouteJob> = {}): EnhanceRouteJob {
-  const scale = overrides.scale ?? 2;
-  return {
-    image: input,
-    width: WIDTH,
-    height: HEIGHT,
-    targetWidth: WIDTH * scale,
-    targetHeight: HEIGHT * scale,
-    scale,
-    mode: "fast",
-    strength: 1,
-    faceRestorer: "gfpgan",
-    requestId: "req-a1111",
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+function jobOf(overrides: Partial<EnhanceRouteJob> = {}) {
+  return enhanceRouteJob({ image: input, width: WIDTH, height: HEIGHT, requestId: "req-a1111" }, overrides);
 }
 
 function routeOf(upscaler: string, urls: string[], timeoutMs = 120_000) {
