@@ -29,7 +29,8 @@ export function runJobsSuite(backend: Backend) {
         ...fakes.env,
         ...backends?.env,
         GENERATE_CONCURRENCY: "1",
-        GENERATION_TIMEOUT_MS: "30000",
+        // Long enough for the steps of a test to fit while a job holds the only slot, on a loaded machine.
+        GENERATION_TIMEOUT_MS: "90000",
         WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
       },
     });
@@ -159,17 +160,20 @@ export function runJobsSuite(backend: Backend) {
       );
     });
     it("stops a Pro key's waiting job when the key is revoked: it never reaches the provider", async () => {
+      // The key is made first: the CLI is slow to start on a loaded machine, and everything from the first job's
+      // start to the revoke must fit in its generation deadline, or its slot frees before the key is revoked.
+      const { key, id } = await createKey(app, "revoked while waiting");
       fakes.bfl.mode = "hang";
       const runningFrom = nextIp();
       const running = await generate(app.url, { prompt: "holds the only slot" }, { from: runningFrom, headers: ASYNC });
       await until(runningFrom, running.json.status_url, (r) => r.json.status === "running");
-      const { key, id } = await createKey(app, "revoked while waiting");
       const auth = { ...ASYNC, Authorization: `Bearer ${key}` };
       const queued = await generate(app.url, { prompt: "never sent anywhere" }, { headers: auth, from: nextIp() });
       assert.equal(queued.status, 202, queued.text);
       const read = () => call(queued.json.status_url, "", { headers: { Authorization: `Bearer ${key}` } });
-      const deadline = Date.now() + 30_000;
-      while ((await read()).json.progress?.queue_position !== 1 && Date.now() < deadline) {
+      const deadline = Date.now() + 60_000;
+      while ((await read()).json.progress?.queue_position !== 1) {
+        assert.ok(Date.now() < deadline, "the job never waited first in line");
         await new Promise((r) => setTimeout(r, 600));
       }
       const revoked = await runScript(app, "keys", ["revoke", id]);

@@ -37,14 +37,24 @@ export async function startSink(host = "127.0.0.2") {
     sockets.add(socket);
     stats.total++;
     let counted = false;
+    let gone = false;
+    // The sender's connection is over at the first sign of its end: its FIN ('end', read in the same poll as it
+    // arrived) or a reset, not only at 'close', which waits for this side's own end to be written a turn later.
+    const leave = () => {
+      if (gone) return;
+      gone = true;
+      if (counted) stats.open--;
+    };
+    socket.on("end", leave);
+    socket.on("error", leave);
     socket.on("close", () => {
       sockets.delete(socket);
-      if (counted) stats.open--;
+      leave();
     });
     // Counted once this turn's I/O is handled: a loaded event loop may take a new connection from the same poll
     // as the close of the one the sender ended just before it, in either order.
     setImmediate(() => {
-      if (socket.destroyed) return;
+      if (gone || socket.destroyed) return;
       counted = true;
       stats.open++;
       stats.maxOpen = Math.max(stats.maxOpen, stats.open);
