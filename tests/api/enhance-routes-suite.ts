@@ -1,8 +1,8 @@
 // Enhancement on every engine (issue 29, contract 1.3): ENHANCE_<MODE> chains of cloud routes and the in-process
 // networks, against the providers' loopback fakes, on each store. faces and creative are served once a route is set,
 // with the route named in `engine`, `ai` and `generative` in the answer and in the library record, and the output
-// exactly the target size whatever the engine made; a route that fails (a 500) or passes its deadline hands over to
-// the next; status lists each mode's routes.
+// exactly the target size whatever the engine made; a route that fails (a 500) hands over to the next (a route's
+// deadline is tested in tests/unit/enhance-remote.test.ts); status lists each mode's routes.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
@@ -35,8 +35,6 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
         ...backends?.env,
         ...fakes.env,
         ENHANCE_FACES: "replicate:sczhou/codeformer,fal:fal-ai/codeformer",
-        // The deadline of a cloud route: long enough for a loaded machine, short enough for the failover test.
-        ENHANCE_TIMEOUT_MS: "15000",
         ENHANCE_CREATIVE: "fal:fal-ai/clarity-upscaler",
         ENHANCE_QUALITY: "fal:fal-ai/esrgan,onnx:esrgan-medium",
         FREE_ENHANCEMENTS_PER_DAY: "100",
@@ -177,19 +175,6 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
       assert.equal(sent.face_upscale, true);
       assert.match(String(sent.image_url), /^data:image\/png;base64,/);
       assert.deepEqual(fakes.fal.violations, []);
-    });
-
-    it("fails over when a cloud route passes its deadline (ENHANCE_TIMEOUT_MS)", async () => {
-      fakes.replicate.mode = "hang";
-      const res = await enhance(
-        app.url,
-        { image: { data: await photo(), type: "image/png" }, model: "faces", scale: "4" },
-        { from: nextAddress(), timeoutMs: 120_000 },
-      );
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.json.engine, "fal:fal-ai/codeformer");
-      assert.equal(res.json.enhanced_size, "480x320");
-      assert.equal(await sizeAt(res.json.url), "480x320");
     });
 
     it("keeps 400 invalid_model for a mode with no route", async () => {
