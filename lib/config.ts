@@ -323,7 +323,7 @@ function enhanceChainsOf(env: z.infer<typeof envSchema>) {
   const values = env as unknown as ProviderVars;
   return parseEnhanceChains(
     Object.fromEntries(ALL_ENHANCE_MODE_NAMES.map((m) => [enhanceVariableOf(m), textOf(values, enhanceVariableOf(m))])),
-    (provider) => Boolean(textOf(values, PROVIDER_ENV[provider].key)),
+    (kind) => Boolean(textOf(values, kind === "a1111" ? "A1111_URLS" : PROVIDER_ENV[kind].key)),
   );
 }
 

@@ -1,5 +1,5 @@
 // The models and enhance modes of the API reference, rendered from the catalogues the server validates against.
-import { DEFAULT_ENHANCE_MODE, ENHANCE_MODES, toNpmName } from "@/lib/catalog/enhance-modes";
+import { DEFAULT_ENHANCE_MODE, IN_PROCESS_MODES, toNpmName } from "@/lib/catalog/enhance-modes";
 import { DEFAULT_MODEL, MODEL_CATALOG, RATIOS } from "@/lib/catalog/models";
 import { mono, SimpleTable } from "./simple-table";
 
@@ -48,7 +48,7 @@ export function EnhanceModesTable() {
       caption="Enhance modes"
       testId="enhance-modes-table"
       head={["Mode", "Network", "Package", "Relative compute"]}
-      rows={ENHANCE_MODES.map((m) => ({
+      rows={IN_PROCESS_MODES.map((m) => ({
         key: m.name,
         cells: [
           <>

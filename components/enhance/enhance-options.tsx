@@ -2,7 +2,7 @@
 "use client";
 import { RangeField } from "@/components/ui/range-field";
 import { fieldLabel } from "@/components/ui/styles";
-import { describeModeHint, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { describeModeHint, type EnhanceMode, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import { ENHANCE_SCALES } from "@/lib/schemas/enhance-rules";
 
 const choiceClass =
@@ -36,7 +36,7 @@ export function EnhanceOptions({ strength, onStrength, scale, onScale, model, on
       <fieldset>
         <legend className={fieldLabel}>Model</legend>
         <div className="mt-1.5 grid auto-cols-fr grid-flow-col gap-2">
-          {ENHANCE_MODES.map((m) => (
+          {IN_PROCESS_MODES.map((m) => (
             <label key={m.name} className={choiceClass}>
               <input
                 type="radio"

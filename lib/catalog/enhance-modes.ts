@@ -2,11 +2,8 @@
 // schema, the status record, OpenAPI, the messages, the enhance page, the docs and the model converter derive
 // from ENHANCE_MODES, so adding a mode is one entry here. Zod-free, and worker code imports it by relative path.
 
-export type EnhanceModeEntry = {
-  /** The public value of the `model` field. */
-  name: string;
-  /** The picker's label. */
-  label: string;
+/** A mode's in-process network: the default route of fast and quality (`onnx:<package>`). */
+export type InProcessNetwork = {
   /** The network, in words. */
   network: string;
   /** `@upscalerjs/<package>`: its layers models (2× and 4×) are converted to ONNX on first use. */
@@ -15,23 +12,71 @@ export type EnhanceModeEntry = {
   relativeCompute: number;
 };
 
+export type EnhanceModeRow = {
+  /** The public value of the `model` field. */
+  name: string;
+  /** The picker's label. */
+  label: string;
+  /** Whether the mode invents detail (contract 1.3: creative). */
+  generative: boolean;
+  /**
+   * What `strength` means: "blend" mixes the engine's output over the lanczos3 base after the engine, in process or
+   * remote (the faithful modes); "engine" passes it to the engine (the restorer's weight, the invention's).
+   */
+  strength: "blend" | "engine";
+  /** The network its default route runs in process, or null: then only ENHANCE_<MODE> routes serve it. */
+  inProcess: InProcessNetwork | null;
+};
+
+/**
+ * Every mode of the `model` field (contract 1.3), in the order pages and /api/status list them: the one table. `fast`
+ * and `quality` run their in-process networks unless ENHANCE_FAST / ENHANCE_QUALITY say otherwise; `faces` and
+ * `creative` are served only by the routes an operator configures, so without them they are listed as unavailable
+ * and refused.
+ */
 export const ENHANCE_MODES = [
-  { name: "fast", label: "Fast", network: "ESRGAN slim", package: "esrgan-slim", relativeCompute: 1 },
-  { name: "quality", label: "Quality", network: "ESRGAN medium", package: "esrgan-medium", relativeCompute: 3 },
-] as const satisfies readonly EnhanceModeEntry[];
+  {
+    name: "fast",
+    label: "Fast",
+    generative: false,
+    strength: "blend",
+    inProcess: { network: "ESRGAN slim", package: "esrgan-slim", relativeCompute: 1 },
+  },
+  {
+    name: "quality",
+    label: "Quality",
+    generative: false,
+    strength: "blend",
+    inProcess: { network: "ESRGAN medium", package: "esrgan-medium", relativeCompute: 3 },
+  },
+  { name: "faces", label: "Faces", generative: false, strength: "engine", inProcess: null },
+  { name: "creative", label: "Creative", generative: true, strength: "engine", inProcess: null },
+] as const satisfies readonly EnhanceModeRow[];
 
-export type EnhanceMode = (typeof ENHANCE_MODES)[number]["name"];
-export type EnhancePackage = (typeof ENHANCE_MODES)[number]["package"];
+/** Every mode an enhance route may serve; the route interface (lib/enhance/routes/types.ts) names it. */
+export type EnhanceModeName = (typeof ENHANCE_MODES)[number]["name"];
+export const ALL_ENHANCE_MODE_NAMES = ENHANCE_MODES.map((m) => m.name) as [EnhanceModeName, ...EnhanceModeName[]];
 
-export const ENHANCE_MODE_NAMES = ENHANCE_MODES.map((m) => m.name) as [EnhanceMode, ...EnhanceMode[]];
+type InProcessRow = Extract<(typeof ENHANCE_MODES)[number], { inProcess: InProcessNetwork }>;
+/** A mode with an in-process network, flattened: what the converter, the engine and the picker's hints read. */
+export type EnhanceModeEntry = { name: InProcessRow["name"]; label: string } & InProcessRow["inProcess"];
+/** The modes with an in-process network (fast and quality), derived from the table above. */
+export const IN_PROCESS_MODES: readonly EnhanceModeEntry[] = ENHANCE_MODES.filter(
+  (m): m is InProcessRow => m.inProcess !== null,
+).map((m) => ({ name: m.name, label: m.label, ...m.inProcess }));
+
+/** A mode with an in-process network. */
+export type EnhanceMode = EnhanceModeEntry["name"];
+export type EnhancePackage = EnhanceModeEntry["package"];
+
+export const ENHANCE_MODE_NAMES = IN_PROCESS_MODES.map((m) => m.name) as [EnhanceMode, ...EnhanceMode[]];
 export const DEFAULT_ENHANCE_MODE: EnhanceMode = "fast";
 /** Each packaged network once, in table order (two modes may share one). */
-export const ENHANCE_PACKAGES: readonly EnhancePackage[] = [...new Set(ENHANCE_MODES.map((m) => m.package))];
+export const ENHANCE_PACKAGES: readonly EnhancePackage[] = [...new Set(IN_PROCESS_MODES.map((m) => m.package))];
 
-type ModeEntry = (typeof ENHANCE_MODES)[number];
-const BY_NAME = Object.fromEntries(ENHANCE_MODES.map((m) => [m.name, m])) as Record<EnhanceMode, ModeEntry>;
+const BY_NAME = Object.fromEntries(IN_PROCESS_MODES.map((m) => [m.name, m])) as Record<EnhanceMode, EnhanceModeEntry>;
 
-export function findEnhanceMode(name: EnhanceMode): ModeEntry {
+export function findEnhanceMode(name: EnhanceMode): EnhanceModeEntry {
   return BY_NAME[name];
 }
 
@@ -48,7 +93,7 @@ export function describeModeHint(mode: EnhanceModeEntry): string {
 /** "fast (default, ESRGAN slim) or quality (ESRGAN medium, about 3× the compute)", for schemas and docs. */
 export function describeEnhanceModes(): string {
   return joinWithOr(
-    ENHANCE_MODES.map((m) => {
+    IN_PROCESS_MODES.map((m) => {
       const notes: string[] = [m.network];
       if (m.name === DEFAULT_ENHANCE_MODE) notes.unshift("default");
       if (m.relativeCompute > 1) notes.push(`about ${m.relativeCompute}× the compute`);
@@ -62,25 +107,9 @@ export function joinWithOr(items: readonly string[]): string {
   return items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
 
-/**
- * Every mode of the `model` field in 1.3, in the order pages and /api/status list them. `fast` and `quality` are the
- * in-process networks above (always served); `faces` and `creative` are served only by the routes an operator
- * configures (ENHANCE_FACES, ENHANCE_CREATIVE), so without them they are listed as unavailable and refused.
- */
-export const ENHANCE_MODE_ROWS = [
-  { name: "fast", label: "Fast", generative: false, inProcess: "esrgan-slim" },
-  { name: "quality", label: "Quality", generative: false, inProcess: "esrgan-medium" },
-  { name: "faces", label: "Faces", generative: false, inProcess: null },
-  { name: "creative", label: "Creative", generative: true, inProcess: null },
-] as const satisfies readonly { name: string; label: string; generative: boolean; inProcess: EnhancePackage | null }[];
-
-/** Every mode an enhance route may serve (contract 1.3); the route interface (lib/enhance/routes/types.ts) names it. */
-export type EnhanceModeName = (typeof ENHANCE_MODE_ROWS)[number]["name"];
-export const ALL_ENHANCE_MODE_NAMES = ENHANCE_MODE_ROWS.map((m) => m.name) as [EnhanceModeName, ...EnhanceModeName[]];
-
 /** The 400 message for a mode this table knows but no route serves here: it names the modes available. */
 export function unconfiguredModeMessage(name: string, served: readonly string[]): string | undefined {
-  const row = ENHANCE_MODE_ROWS.find((m) => m.name === name);
+  const row = ENHANCE_MODES.find((m) => m.name === name);
   if (!row || served.includes(row.name)) return undefined;
   return `The ${row.name} mode has no engine on this server (ENHANCE_${row.name.toUpperCase()} is not set); the modes available are ${joinWithOr(served)}.`;
 }

@@ -1,7 +1,7 @@
 // ENHANCE_<MODE>: each enhance mode's fallback chain, as MODEL_* is each model's (contract 1.3). A route is
 // `kind:rest`, the rest everything after the first colon. Unset, fast and quality run the in-process networks and
 // faces and creative have no route. Validated at start: a bad route stops the server with the variable named.
-import { ALL_ENHANCE_MODE_NAMES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_MODES, ENHANCE_PACKAGES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
 
 /** The route kinds an enhance chain takes, and whether this version runs them. */
@@ -10,45 +10,43 @@ export const ENHANCE_ROUTE_KINDS = {
   stability: "Stability's v2beta upscalers (fast, conservative, creative)",
   replicate: "a Replicate model, or a Cog server through REPLICATE_BASE_URL",
   fal: "a fal endpoint",
+  a1111: "an upscaler on the AUTOMATIC1111-compatible servers of A1111_URLS",
 } as const;
 export type EnhanceRouteKind = keyof typeof ENHANCE_ROUTE_KINDS;
-type CloudKind = Exclude<EnhanceRouteKind, "onnx">;
+/** The kinds that need a provider key (the cloud) or a server list (a1111). */
+export type NeedyKind = Exclude<EnhanceRouteKind, "onnx">;
 /** Stability's upscalers by name. */
 const STABILITY_UPSCALERS = ["fast", "conservative", "creative"];
 /** Kinds the contract names that this version does not run yet: refused at start, with a clear message. */
 const NOT_YET: Record<string, string> = {
-  a1111: "AUTOMATIC1111 enhance routes are not supported yet; use a cloud route or onnx",
-  comfyui: "ComfyUI enhance routes are not supported yet; use a cloud route or onnx",
+  comfyui: "ComfyUI enhance routes are not supported yet; use a1111, a cloud route or onnx",
 };
-/** The in-process networks an onnx route names. */
-export const ONNX_NETWORKS = ["esrgan-slim", "esrgan-medium"] as const;
+/** The in-process networks an onnx route names: the mode table's packages. */
+export const ONNX_NETWORKS = ENHANCE_PACKAGES;
 export type OnnxNetwork = (typeof ONNX_NETWORKS)[number];
 
 export type EnhanceRouteSpec = { kind: EnhanceRouteKind; target: string; id: string };
 export type EnhanceChains = Record<EnhanceModeName, EnhanceRouteSpec[]>;
 
-/** The chains when no ENHANCE_<MODE> is set. */
-const DEFAULT_CHAINS: Record<EnhanceModeName, string | undefined> = {
-  fast: "onnx:esrgan-slim",
-  quality: "onnx:esrgan-medium",
-  faces: undefined,
-  creative: undefined,
-};
+/** The chains when no ENHANCE_<MODE> is set: a mode's in-process network from the mode table, or none. */
+const DEFAULT_CHAINS = Object.fromEntries(
+  ENHANCE_MODES.map((m) => [m.name, m.inProcess ? `onnx:${m.inProcess.package}` : undefined]),
+) as Record<EnhanceModeName, string | undefined>;
 
 /** The variable of a mode: ENHANCE_FACES for faces. */
 export const enhanceVariableOf = (mode: EnhanceModeName) => `ENHANCE_${mode.toUpperCase()}`;
 
 /**
  * Every mode's chain from its variable (or the default), and every problem found: an unknown kind, an onnx network
- * that is not shipped, or a cloud route whose provider has no key (`hasKey`).
+ * that is not shipped, a cloud route whose provider has no key, or an a1111 route without A1111_URLS (`hasKey`).
  */
 export function parseEnhanceChains(
   values: Partial<Record<string, string>>,
-  hasKey: (provider: CloudKind) => boolean,
+  hasKey: (kind: NeedyKind) => boolean,
 ): { chains: EnhanceChains; issues: { variable: string; message: string }[] } {
   const issues: { variable: string; message: string }[] = [];
   const chains = Object.fromEntries(
-    ALL_ENHANCE_MODE_NAMES.map((mode) => {
+    ENHANCE_MODES.map(({ name: mode }) => {
       const variable = enhanceVariableOf(mode);
       const raw = values[variable]?.trim() || DEFAULT_CHAINS[mode] || "";
       const routes = raw
@@ -71,7 +69,7 @@ function specOf(id: string): EnhanceRouteSpec {
   return { kind: id.slice(0, colon) as EnhanceRouteKind, target: id.slice(colon + 1), id };
 }
 
-function problemOf(id: string, hasKey: (provider: CloudKind) => boolean): string | undefined {
+function problemOf(id: string, hasKey: (kind: NeedyKind) => boolean): string | undefined {
   const colon = id.indexOf(":");
   const kind = colon > 0 ? id.slice(0, colon) : "";
   const target = id.slice(colon + 1);
@@ -87,7 +85,8 @@ function problemOf(id: string, hasKey: (provider: CloudKind) => boolean): string
   if (kind === "stability" && !STABILITY_UPSCALERS.includes(target)) {
     return `Stability's upscalers are ${STABILITY_UPSCALERS.join(", ")}`;
   }
-  const cloud = kind as CloudKind;
+  if (kind === "a1111") return hasKey("a1111") ? undefined : "set A1111_URLS to the servers to use it";
+  const cloud = kind as Exclude<NeedyKind, "a1111">;
   return hasKey(cloud) ? undefined : `set ${PROVIDER_ENV[cloud].key} to use it`;
 }
 

@@ -1,5 +1,5 @@
 // Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
-import { ENHANCE_MODES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { type EnhanceModeName, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import type { OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
@@ -152,7 +152,7 @@ async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps)
 }
 
 /** The in-process mode that runs each shipped network. */
-const MODE_OF_NETWORK = Object.fromEntries(ENHANCE_MODES.map((m) => [m.package, m.name])) as Record<
+const MODE_OF_NETWORK = Object.fromEntries(IN_PROCESS_MODES.map((m) => [m.package, m.name])) as Record<
   OnnxNetwork,
   ModelChoice
 >;

@@ -1,7 +1,7 @@
 // The status record: health, the caller's daily counters, and the published models and styles.
 
 import type { Plan } from "@/lib/auth/types";
-import { DEFAULT_ENHANCE_MODE, ENHANCE_MODE_ROWS, ENHANCE_MODES, type EnhanceMode } from "@/lib/catalog/enhance-modes";
+import { DEFAULT_ENHANCE_MODE, ENHANCE_MODES, type EnhanceMode, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import { licenceNotesOf } from "@/lib/catalog/enhance-routes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
@@ -87,7 +87,7 @@ export function buildStatus(input: StatusInput): StatusResponse {
     styles: STATUS_STYLES,
     ratios: [...RATIOS],
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
-    enhance_modes: describeEnhanceModeRows(enhanceEngine, config.enhance.chains),
+    enhance_modes: describeEnhanceModeRows(enhanceEngine, config.enhance),
     enhance_engine: enhanceEngine,
   };
 }
@@ -99,14 +99,16 @@ export function buildStatus(input: StatusInput): StatusResponse {
  */
 function describeEnhanceModeRows(
   engine: StatusResponse["enhance_engine"],
-  chains: Config["enhance"]["chains"],
+  { chains, faceRestorer }: Pick<Config["enhance"], "chains" | "faceRestorer">,
 ): StatusResponse["enhance_modes"] {
-  return ENHANCE_MODE_ROWS.map((row) => {
+  return ENHANCE_MODES.map((row) => {
     const chain = chains[row.name];
     const engines = chain.map((spec) =>
       spec.kind === "onnx" ? `onnx:${engine.models[modeOfNetwork(spec.target)] ?? spec.target}` : spec.id,
     );
-    const notes = licenceNotesOf(engines);
+    // An a1111 route restores faces with ENHANCE_FACE_RESTORER, which its name does not show.
+    const restores = row.name === "faces" && chain.some((spec) => spec.kind === "a1111");
+    const notes = licenceNotesOf(restores ? [...engines, faceRestorer] : engines);
     return {
       name: row.name,
       label: row.label,
@@ -121,5 +123,5 @@ function describeEnhanceModeRows(
 
 /** The in-process mode whose network an onnx route names. */
 function modeOfNetwork(network: string): EnhanceMode {
-  return ENHANCE_MODES.find((m) => m.package === network)?.name ?? DEFAULT_ENHANCE_MODE;
+  return IN_PROCESS_MODES.find((m) => m.package === network)?.name ?? DEFAULT_ENHANCE_MODE;
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
-import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
+import { IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import { choosePrecision, int8WeightBits } from "@/lib/enhance/precision";
 import { INVALID_ENHANCE_MODE_MESSAGE } from "@/lib/schemas/enhance";
 import { type App, startApp } from "../helpers/app";
@@ -83,7 +83,7 @@ describe("POST /api/enhance (neural engine)", () => {
 
   it("runs each enhance mode on its own network, as GET /api/status says", async () => {
     const png = await pngOf(32, 24);
-    for (const mode of ENHANCE_MODES) {
+    for (const mode of IN_PROCESS_MODES) {
       const res = await enhance(
         app.url,
         { image: { data: png, type: "image/png" }, model: mode.name },
@@ -95,7 +95,7 @@ describe("POST /api/enhance (neural engine)", () => {
     const status = await call(app.url, "/api/status", { headers: BROWSER, from: "127.0.8.6" });
     assert.deepEqual(
       status.json.enhance_engine.models,
-      Object.fromEntries(ENHANCE_MODES.map((m) => [m.name, m.package])),
+      Object.fromEntries(IN_PROCESS_MODES.map((m) => [m.name, m.package])),
     );
   });
 

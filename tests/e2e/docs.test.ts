@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright";
 import { z } from "zod";
-import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
+import { IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import { MODEL_CATALOG } from "@/lib/catalog/models";
 import { type App, createKey, startApp } from "../helpers/app";
 import { axeBothThemes, launchBrowser, openPage, screenshotAll } from "../helpers/browser";
@@ -73,7 +73,7 @@ test("the docs page lists every endpoint with a curl example and the limits, err
   const modes = await page.getByTestId("enhance-modes-table").locator("tbody tr").allInnerTexts();
   assert.deepEqual(
     modes.map((row) => row.split(/\s/)[0]),
-    ENHANCE_MODES.map((m) => m.name),
+    IN_PROCESS_MODES.map((m) => m.name),
   );
   assert.match(await page.getByTestId("limits-table").innerText(), /Generations per day\s+5\s+1,000 requests/);
   const errors = await page.getByTestId("errors-table").innerText();

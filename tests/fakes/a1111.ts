@@ -1,6 +1,8 @@
 // A loopback AUTOMATIC1111 API (modules/api/api.py, models.py): POST /sdapi/v1/txt2img → { images: [base64],
 // parameters, info: JSON text with the seed used }, GET /sdapi/v1/progress → { progress, eta_relative, state,
-// current_image, textinfo }, POST /sdapi/v1/interrupt → {}. Jobs run one at a time (the queue lock); --api-auth
+// current_image, textinfo }, POST /sdapi/v1/interrupt → {}. The extras: GET /sdapi/v1/upscalers → [UpscalerItem],
+// GET /sdapi/v1/face-restorers → [FaceRestorerItem], POST /sdapi/v1/extra-single-image (ExtrasSingleImageRequest) →
+// { html_info, image }, an unknown upscaler failing as postprocessing_upscale's assertion does (a 500). Jobs run one at a time (the queue lock); --api-auth
 // is HTTP Basic with FastAPI's 401 bodies. Live previews as shared.state.set_current_image makes them: a new image
 // every `show_progress_every_n_steps` sampling steps, sent base64 (encode_pil_to_base64, PNG by default) unless the
 // poll says skip_current_image.
@@ -20,6 +22,26 @@ const SCHEDULERS = [
   "Simple",
   "Normal",
   "Beta",
+];
+
+/** GET /sdapi/v1/upscalers: UpscalerItem (name, model_name, model_path, model_url, scale), as shared.sd_upscalers. */
+export const A1111_UPSCALERS = [
+  { name: "None", model_name: null, model_path: null, model_url: null, scale: 4 },
+  { name: "Lanczos", model_name: null, model_path: null, model_url: null, scale: 4 },
+  { name: "R-ESRGAN 4x+", model_name: "RealESRGAN_x4plus", model_path: null, model_url: null, scale: 4 },
+  {
+    name: "4x-UltraSharp",
+    model_name: "4x-UltraSharp",
+    model_path: "models/ESRGAN/4x-UltraSharp.pth",
+    model_url: null,
+    scale: 4,
+  },
+  { name: "SwinIR 4x", model_name: "SwinIR 4x", model_path: null, model_url: null, scale: 4 },
+];
+/** GET /sdapi/v1/face-restorers: FaceRestorerItem (name, cmd_dir). */
+export const A1111_FACE_RESTORERS = [
+  { name: "CodeFormer", cmd_dir: "models/Codeformer" },
+  { name: "GFPGAN", cmd_dir: null },
 ];
 
 export type A1111Fake = Fake & {
@@ -107,6 +129,18 @@ export async function startA1111Fake(opts: { auth?: string } = { auth: A1111_AUT
       a1111.interrupts++;
       if (state.job_count > 0) state.interrupted = true;
       return { status: 200, json: {} };
+    }
+    if (key === "GET /sdapi/v1/upscalers") return { status: 200, json: A1111_UPSCALERS };
+    if (key === "GET /sdapi/v1/face-restorers") return { status: 200, json: A1111_FACE_RESTORERS };
+    if (key === "POST /sdapi/v1/extra-single-image") {
+      if (f.mode === "error") {
+        return {
+          status: 500,
+          json: { error: "OutOfMemoryError", detail: "", body: "", errors: "CUDA out of memory." },
+        };
+      }
+      if (f.mode === "hang") return "hang";
+      return extras(f, objectOf(req.body));
     }
     if (key !== "POST /sdapi/v1/txt2img" && key !== "POST /sdapi/v1/img2img") {
       return { status: 404, json: { detail: "Not Found" } };
@@ -224,4 +258,59 @@ async function checkImg2img(f: Fake, body: Record<string, unknown>) {
     expect(f, mask?.width === init?.width && mask?.height === init?.height, "img2img: mask size differs");
     expect(f, body.inpainting_mask_invert === 0, "img2img: white must be repainted (inpainting_mask_invert 0)");
   }
+}
+
+/**
+ * POST /sdapi/v1/extra-single-image: the request validated as ExtrasSingleImageRequest is (pydantic: visibilities
+ * and weight in 0..1, resize_mode 0 or 1), the upscaler looked up by name as scripts/postprocessing_upscale.py does
+ * (an unknown one is an AssertionError: a 500), and the image made at the size the resize mode asks for.
+ */
+async function extras(f: Fake, body: Record<string, unknown>) {
+  const input = await imageFromBase64(body.image);
+  expect(f, input !== null, "extra-single-image: image is not a base64 image");
+  const unit = (v: unknown) => v === undefined || (typeof v === "number" && v >= 0 && v <= 1);
+  for (const field of [
+    "gfpgan_visibility",
+    "codeformer_visibility",
+    "codeformer_weight",
+    "extras_upscaler_2_visibility",
+  ])
+    expect(f, unit(body[field]), `extra-single-image: ${field} ${String(body[field])} is not in 0..1`);
+  const mode = body.resize_mode ?? 0;
+  expect(f, mode === 0 || mode === 1, `extra-single-image: resize_mode ${String(mode)}`);
+  const names = A1111_UPSCALERS.map((u) => u.name);
+  for (const field of ["upscaler_1", "upscaler_2"]) {
+    const name = body[field] ?? "None";
+    if (!names.includes(String(name))) {
+      return {
+        status: 500,
+        json: {
+          error: "AssertionError",
+          detail: "",
+          body: "",
+          errors: `could not find upscaler named ${String(name)}`,
+        },
+      };
+    }
+  }
+  if (!input) return { status: 422, json: { detail: "image is not a base64 image" } };
+  let width: number;
+  let height: number;
+  if (mode === 1) {
+    const int = (v: unknown) => Number.isInteger(v) && (v as number) >= 1;
+    expect(
+      f,
+      int(body.upscaling_resize_w) && int(body.upscaling_resize_h),
+      "extra-single-image: upscaling_resize_w/_h",
+    );
+    width = Number(body.upscaling_resize_w);
+    height = Number(body.upscaling_resize_h);
+  } else {
+    const factor = Number(body.upscaling_resize ?? 2);
+    expect(f, factor > 0, `extra-single-image: upscaling_resize ${String(body.upscaling_resize)}`);
+    width = Math.round(input.width * factor);
+    height = Math.round(input.height * factor);
+  }
+  const png = await imageOf(width, height);
+  return { status: 200, json: { html_info: "<p></p>", image: png.toString("base64") } };
 }

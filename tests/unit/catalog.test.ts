@@ -16,9 +16,9 @@ import {
   DEFAULT_ENHANCE_MODE,
   describeModeHint,
   ENHANCE_MODE_NAMES,
-  ENHANCE_MODE_ROWS,
   ENHANCE_MODES,
   ENHANCE_PACKAGES,
+  IN_PROCESS_MODES,
   joinWithOr,
   toNpmName,
   unconfiguredModeMessage,
@@ -177,7 +177,8 @@ describe("the model catalogue", () => {
 
 describe("the enhance modes", () => {
   it("have unique names, a default among them, and packages this project depends on", () => {
-    assert.equal(new Set(ENHANCE_MODE_NAMES).size, ENHANCE_MODES.length);
+    assert.equal(new Set(ALL_ENHANCE_MODE_NAMES).size, ENHANCE_MODES.length);
+    assert.equal(new Set(ENHANCE_MODE_NAMES).size, IN_PROCESS_MODES.length);
     assert.ok(ENHANCE_MODE_NAMES.includes(DEFAULT_ENHANCE_MODE));
     const deps = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Json })
       .dependencies;
@@ -203,7 +204,7 @@ describe("the enhance modes", () => {
     assert.deepEqual(engine.properties.models.required, ENHANCE_MODE_NAMES);
     assert.deepEqual(Object.keys(engine.properties.models.properties as Json), ENHANCE_MODE_NAMES);
     const described = String(doc.paths["/api/enhance"].post.description);
-    for (const m of ENHANCE_MODES) {
+    for (const m of IN_PROCESS_MODES) {
       assert.ok(described.includes(`${m.name} (`), `the /api/enhance description names ${m.name}`);
       assert.ok(String(propsOf("EnhanceRequest").model.description).includes(m.network));
     }
@@ -221,7 +222,7 @@ describe("the enhance modes", () => {
   it("list faces and creative in 1.3, refused with a message that names the available modes", () => {
     assert.deepEqual(ALL_ENHANCE_MODE_NAMES, ["fast", "quality", "faces", "creative"]);
     assert.deepEqual(
-      ENHANCE_MODE_ROWS.filter((m) => m.inProcess !== null).map((m) => m.name),
+      ENHANCE_MODES.filter((m) => m.inProcess !== null).map((m) => m.name),
       ENHANCE_MODE_NAMES,
     );
     assert.equal(
@@ -233,8 +234,13 @@ describe("the enhance modes", () => {
     assert.equal(unconfiguredModeMessage("best", ENHANCE_MODE_NAMES), undefined);
     assert.equal(unconfiguredModeMessage("faces", ["fast", "faces"]), undefined, "a mode with a route is served");
     assert.deepEqual(
-      ENHANCE_MODE_ROWS.filter((m) => m.generative).map((m) => m.name),
+      ENHANCE_MODES.filter((m) => m.generative).map((m) => m.name),
       ["creative"],
+    );
+    assert.deepEqual(
+      ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name),
+      ["fast", "quality"],
+      "strength blends over the base in the faithful modes and is the engine's in faces and creative",
     );
   });
 
@@ -251,7 +257,7 @@ describe("the enhance modes", () => {
     );
     assert.deepEqual(radioValues(html, "model"), ENHANCE_MODE_NAMES);
     assert.deepEqual(radioValues(html, "scale"), ENHANCE_SCALES.map(String));
-    for (const m of ENHANCE_MODES) {
+    for (const m of IN_PROCESS_MODES) {
       assert.ok(html.includes(m.label) && html.includes(describeModeHint(m)), m.name);
     }
   });
@@ -262,11 +268,11 @@ describe("the enhance modes", () => {
       rows.map((r) => r[0].split(/\s+/)[0]),
       ENHANCE_MODE_NAMES,
     );
-    for (const [i, m] of ENHANCE_MODES.entries()) assert.ok(rows[i][2].includes(toNpmName(m.package)), m.name);
+    for (const [i, m] of IN_PROCESS_MODES.entries()) assert.ok(rows[i][2].includes(toNpmName(m.package)), m.name);
   });
 
   it("each run their own package in the engine", () => {
-    for (const m of ENHANCE_MODES) {
+    for (const m of IN_PROCESS_MODES) {
       for (const scale of ENHANCE_SCALES)
         assert.deepEqual(chooseModel(m.name, scale), { kind: "package", pkg: m.package, scale, precision: "fp32" });
     }

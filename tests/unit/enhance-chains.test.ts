@@ -54,7 +54,28 @@ describe("ENHANCE_<MODE>", () => {
     assert.match(issues[1].message, /fast, conservative, creative/);
     assert.match(issues[2].message, /set FAL_KEY/);
     assert.match(issues[3].message, /kind:name/);
-    assert.match(issues[4].message, /not supported yet/);
+    assert.match(issues[4].message, /set A1111_URLS/);
+  });
+
+  it("takes a1111:<upscaler> routes where A1111_URLS is set, the upscaler's name whole, and refuses comfyui for now", () => {
+    const { chains, issues } = parseEnhanceChains(
+      { ENHANCE_FACES: "a1111:R-ESRGAN 4x+", ENHANCE_CREATIVE: "comfyui:4x-UltraSharp.pth" },
+      keys("a1111"),
+    );
+    assert.deepEqual(chains.faces, [{ kind: "a1111", target: "R-ESRGAN 4x+", id: "a1111:R-ESRGAN 4x+" }]);
+    assert.deepEqual(
+      issues.map((i) => [i.variable, /not supported yet/.test(i.message)]),
+      [["ENHANCE_CREATIVE", true]],
+    );
+    assert.throws(
+      () => parseConfig({ ENHANCE_FAST: "a1111:4x-UltraSharp" }),
+      (err) => err instanceof ConfigError && /ENHANCE_FAST/.test(err.message) && /A1111_URLS/.test(err.message),
+    );
+    const config = parseConfig({ ENHANCE_FAST: "a1111:4x-UltraSharp", A1111_URLS: "http://127.0.0.1:7860" });
+    assert.deepEqual(
+      config.enhance.chains.fast.map((r) => r.id),
+      ["a1111:4x-UltraSharp"],
+    );
   });
 
   it("stops the server's configuration on a bad chain", () => {

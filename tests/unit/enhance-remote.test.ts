@@ -6,7 +6,6 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
 import { createProviderFetch } from "@/lib/engines/providers";
-import type { WorkProgress } from "@/lib/engines/types";
 import { createFalEnhanceRoute } from "@/lib/enhance/remote/fal";
 import { createReplicateEnhanceRoute } from "@/lib/enhance/remote/replicate";
 import type { RemoteRouteDeps } from "@/lib/enhance/remote/shared";
@@ -17,6 +16,7 @@ import { type Fake, imageFromBase64, imageOf, multipartOf, objectOf, type Record
 import { FAL_KEY } from "../fakes/fal";
 import { REPLICATE_TOKEN } from "../fakes/replicate";
 import { STABILITY_KEY } from "../fakes/stability";
+import { enhanceRouteJob } from "../helpers/enhance-route-job";
 
 let fakes: Fakes;
 let input: Buffer;
@@ -46,25 +46,8 @@ function depsFor(kind: Kind, fake: Fake, overrides: Partial<RemoteRouteDeps> = {
   };
 }
 
-function jobOf(overrides: Partial<EnhanceRouteJob> = {}): EnhanceRouteJob & { progress: WorkProgress[] } {
-  const progress: WorkProgress[] = [];
-  const scale = overrides.scale ?? 2;
-  return {
-    image: input,
-    width: WIDTH,
-    height: HEIGHT,
-    targetWidth: WIDTH * scale,
-    targetHeight: HEIGHT * scale,
-    scale,
-    mode: "fast",
-    strength: 1,
-    faceRestorer: "gfpgan",
-    requestId: "req_enhance_remote",
-    signal: new AbortController().signal,
-    onProgress: (p) => progress.push(p),
-    progress,
-    ...overrides,
-  };
+function jobOf(overrides: Partial<EnhanceRouteJob> = {}) {
+  return enhanceRouteJob({ image: input, width: WIDTH, height: HEIGHT, requestId: "req_enhance_remote" }, overrides);
 }
 
 async function sizeOf(image: Buffer): Promise<{ width?: number; height?: number }> {

@@ -4,7 +4,7 @@ import type { ProviderCall } from "@/lib/engines/providers/types";
 import type { GenerateJob } from "@/lib/engines/types";
 import { whiteMaskPng } from "@/lib/images/edit-input";
 import { log } from "@/lib/log";
-import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "./http";
+import { CALL_TIMEOUT_MS, type HttpReply, httpCall, jsonOf, LocalServerError } from "./http";
 import type { PoolServer, RunContext, ServerPool } from "./pool";
 import { MODEL_PRESETS } from "./presets";
 import { type PreviewSink, previewSinkFor } from "./previews";
@@ -99,7 +99,7 @@ type Made = { bytes: Uint8Array; seed: number };
 async function runOnServer(server: PoolServer, args: RunArgs): Promise<Made[]> {
   const { headers, signal, report, job } = args;
   const done = new AbortController();
-  const onAbort = () => void interrupt(server, headers, job.requestId);
+  const onAbort = () => void interruptA1111(server, headers, job.requestId);
   signal.addEventListener("abort", onAbort, { once: true });
   report(null, "sent to the GPU server");
   const following = AbortSignal.any([signal, done.signal]);
@@ -112,13 +112,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Made[]> {
       json: args.body,
       signal,
     });
-    if (reply.status === 401) {
-      throw new LocalServerError("http", "the server refused our credentials (check A1111_AUTH)", { status: 401 });
-    }
-    if (reply.status !== 200)
-      throw new LocalServerError("http", `txt2img answered ${reply.status}${detailOf(reply.body)}`, {
-        status: reply.status,
-      });
+    if (reply.status !== 200) throw refusalOf(reply, endpoint);
     const answer = jsonOf(reply, "txt2img") as { images?: unknown; info?: unknown };
     const made = imagesOf(answer, args.body.seed, args.body.batch_size);
     report(1, made.length > 1 ? "received the images" : "received the image");
@@ -156,6 +150,16 @@ function imagesOf(answer: { images?: unknown; info?: unknown }, sent: number, si
   );
   if (made.length === 0) throw new LocalServerError("malformed", "txt2img answered without an image");
   return made;
+}
+
+/** A non-200 answer as a failure: a 401 names A1111_AUTH; anything else carries the server's own detail. */
+export function refusalOf(reply: HttpReply, what: string): LocalServerError {
+  if (reply.status === 401) {
+    return new LocalServerError("http", "the server refused our credentials (check A1111_AUTH)", { status: 401 });
+  }
+  return new LocalServerError("http", `${what} answered ${reply.status}${detailOf(reply.body)}`, {
+    status: reply.status,
+  });
 }
 
 function detailOf(body: Buffer): string {
@@ -221,7 +225,11 @@ async function followProgress(
  * The interrupt is server-wide (the API has no job id), so it is sent only while this request is the only one
  * Darkroom has on that server: otherwise it could stop a neighbour's image instead of ours.
  */
-async function interrupt(server: PoolServer, headers: Record<string, string>, requestId: string): Promise<void> {
+export async function interruptA1111(
+  server: PoolServer,
+  headers: Record<string, string>,
+  requestId: string,
+): Promise<void> {
   if (server.inFlight > 1) {
     log.warn("a1111 cancel skipped: other requests share the server", { request_id: requestId, server: server.index });
     return;
@@ -232,7 +240,7 @@ async function interrupt(server: PoolServer, headers: Record<string, string>, re
       headers,
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
-    log.info("a1111 generation interrupted", { request_id: requestId, server: server.index });
+    log.info("a1111 work interrupted", { request_id: requestId, server: server.index });
   } catch (err) {
     log.warn("a1111 interrupt failed", { request_id: requestId, server: server.index, detail: String(err) });
   }

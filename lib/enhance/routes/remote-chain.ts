@@ -3,11 +3,12 @@
 // the faithful modes, and encoded without metadata. A route that fails or passes its deadline hands over to the
 // next; an onnx route hands the work to the in-process networks.
 import sharp from "sharp";
-import type { EnhanceModeName } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_MODES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
 import type { EnhanceRouteKind, EnhanceRouteSpec, OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import type { OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
 import { ModerationError, ProviderError } from "@/lib/engines/failures";
+import { createGpuPools, type GpuPools } from "@/lib/engines/local/pool";
 import { createProviderFetch } from "@/lib/engines/providers";
 import type { WorkProgress } from "@/lib/engines/types";
 import { ChainExhausted, EnhanceFailed } from "@/lib/errors";
@@ -15,6 +16,7 @@ import { encodeEnhanced } from "@/lib/images/encode";
 import { describeError, log } from "@/lib/log";
 import { blendOver } from "../blend";
 import { resizeLanczos } from "../finish";
+import { createA1111EnhanceRoute } from "../local/a1111";
 import { targetSize } from "../pipeline";
 import { createFalEnhanceRoute } from "../remote/fal";
 import { createReplicateEnhanceRoute } from "../remote/replicate";
@@ -26,19 +28,24 @@ import type { EnhanceRoute } from "./types";
 /** A chain's step: a cloud route, or the in-process network that ends the chain. */
 export type ChainStep = { route: EnhanceRoute } | { onnx: OnnxNetwork };
 
-const FACTORIES: Record<Exclude<EnhanceRouteKind, "onnx">, (target: string, deps: RemoteRouteDeps) => EnhanceRoute> = {
+const FACTORIES: Record<
+  Exclude<EnhanceRouteKind, "onnx" | "a1111">,
+  (target: string, deps: RemoteRouteDeps) => EnhanceRoute
+> = {
   stability: createStabilityEnhanceRoute,
   replicate: createReplicateEnhanceRoute,
   fal: createFalEnhanceRoute,
 };
 
-/** Modes whose `strength` blends the engine's output over the plain resize; the others pass it to the engine. */
-const FAITHFUL: Record<EnhanceModeName, boolean> = { fast: true, quality: true, faces: false, creative: false };
+/** Modes whose `strength` blends the engine's output over the plain resize (the mode table's strength column). */
+const BLENDS = new Set<EnhanceModeName>(ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name));
 
 const built = new WeakMap<Config, Map<string, ChainStep>>();
+/** The GPU server pools of the a1111 routes when the caller passes none: one per process, keyed by server list. */
+const OWN_POOLS = createGpuPools();
 
 /** The steps of a mode's chain, its routes built once per configuration. */
-export function chainOf(config: Config, mode: EnhanceModeName): ChainStep[] {
+export function chainOf(config: Config, mode: EnhanceModeName, pools: GpuPools = OWN_POOLS): ChainStep[] {
   let steps = built.get(config);
   if (!steps) {
     steps = new Map();
@@ -46,14 +53,25 @@ export function chainOf(config: Config, mode: EnhanceModeName): ChainStep[] {
   }
   const cache = steps;
   return config.enhance.chains[mode].map((spec) => {
-    const found = cache.get(spec.id) ?? stepOf(spec, config);
+    const found = cache.get(spec.id) ?? stepOf(spec, config, pools);
     cache.set(spec.id, found);
     return found;
   });
 }
 
-function stepOf(spec: EnhanceRouteSpec, config: Config): ChainStep {
+function stepOf(spec: EnhanceRouteSpec, config: Config, pools: GpuPools): ChainStep {
   if (spec.kind === "onnx") return { onnx: spec.target as OnnxNetwork };
+  const a1111 = config.generation.local.a1111;
+  if (spec.kind === "a1111" && a1111) {
+    return {
+      route: createA1111EnhanceRoute(spec.target, {
+        settings: a1111,
+        pool: pools("a1111", a1111.urls),
+        timeoutMs: config.enhance.timeoutMs,
+      }),
+    };
+  }
+  if (spec.kind === "a1111") throw new Error("config refuses an a1111 route without A1111_URLS");
   const { credentials, baseUrls } = config.generation.providers;
   const baseUrl = baseUrls[spec.kind] ?? "";
   return {
@@ -138,7 +156,7 @@ async function runRoute(route: EnhanceRoute, image: RawImage, png: Buffer, job: 
     onProgress: job.onProgress,
   });
   const made = await exactSize(answer.image, image.channels, target.width, target.height, job.maxPixels, route.id);
-  const data = FAITHFUL[job.mode]
+  const data = BLENDS.has(job.mode)
     ? blendOver(await resizeLanczos(image, target.width, target.height), made, job.strength, image.channels)
     : made;
   const bytes = await encodeEnhanced(

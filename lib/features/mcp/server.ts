@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Caller } from "@/lib/auth/types";
-import { ENHANCE_MODE_ROWS } from "@/lib/catalog/enhance-modes";
+import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
 import { MODEL_CATALOG } from "@/lib/catalog/models";
 import { STYLE_NAMES } from "@/lib/catalog/styles";
 import { recordDepsFor } from "@/lib/features/images/records";
@@ -303,7 +303,7 @@ function listModels(ctx: McpContext): CallToolResult {
       takes: described.get(m.name)?.inputs ?? ["text"],
     })),
     styles: [...STYLE_NAMES],
-    enhance_modes: ENHANCE_MODE_ROWS.map((m) => {
+    enhance_modes: ENHANCE_MODES.map((m) => {
       const engines = ctx.svc.config.enhance.chains[m.name].map((r) => r.id);
       return {
         name: m.name,
