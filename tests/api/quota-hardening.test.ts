@@ -35,10 +35,11 @@ const usageOf = async (from: string, kind: "generate" | "enhance" = "generate") 
   return kind === "generate" ? s.json.usage_today : s.json.enhance.usage_today;
 };
 
-/** The caller's usage once it reads `expected`, or as it stands after 10 s of asking. */
-async function usageOnceAt(from: string, expected: number): Promise<number> {
+/** The caller's usage once it reads `expected`, or as it stands after 120 s of asking (a busy machine is slow). */
+async function usageOnceAt(from: string, expected: number, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
   let usage = await usageOf(from);
-  for (let i = 0; i < 100 && usage !== expected; i++) {
+  while (usage !== expected && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
     usage = await usageOf(from);
   }
@@ -64,7 +65,7 @@ function openRequest(path: string, opts: { from: string; headers: Record<string,
   return { req, done, hangUp: () => req.destroy() };
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000) {
+async function until(check: () => boolean, what: string, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -242,7 +243,7 @@ async function sendEndlessBody(path: string, contentType: string, head: string) 
     if (!req.write(chunk)) await Promise.race([new Promise((r) => req.once("drain", r)), reply.catch(() => {})]);
   }
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error("no answer while the body stayed open")), 15_000).unref(),
+    setTimeout(() => reject(new Error("no answer while the body stayed open")), 120_000).unref(),
   );
   try {
     return await Promise.race([reply, timeout]);
