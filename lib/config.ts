@@ -76,6 +76,9 @@ const envSchema = z
     // Edit inputs (image and mask) decoded at once / waiting: each decode holds up to its pixels in memory.
     DECODE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     DECODE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
+    // Calls one ComfyUI or AUTOMATIC1111 server holds at once, counted across every worker on the work tier; a call
+    // beyond it waits for a free server. Unset: no cap (each server queues what it is sent).
+    GPU_SERVER_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
     // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
@@ -143,6 +146,8 @@ const envSchema = z
     // before it fails (with its units given back).
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
     WORK_STALL_LIMIT: z.coerce.number().int().min(0).max(20).default(2),
+    // Jobs of one key (or one Free address) running at once across all workers, so that no caller holds them all.
+    WORKER_KEY_CAP: z.coerce.number().int().min(1).max(256).default(2),
     // How often a worker proves it is alive; a job whose worker stops proving it goes to another after about this.
     WORK_STALL_CHECK_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
     // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
@@ -439,6 +444,7 @@ function readTier(env: z.infer<typeof envSchema>) {
     concurrency: env.WORKER_CONCURRENCY,
     stallLimit: env.WORK_STALL_LIMIT,
     stallCheckMs: env.WORK_STALL_CHECK_MS,
+    keyCap: env.WORKER_KEY_CAP,
   };
 }
 
@@ -480,6 +486,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       enhanceQueue: env.ENHANCE_QUEUE,
       decodeConcurrency: env.DECODE_CONCURRENCY,
       decodeQueue: env.DECODE_QUEUE,
+      gpuServerConcurrency: env.GPU_SERVER_CONCURRENCY,
     },
     enhance: readEnhanceSettings(env),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token

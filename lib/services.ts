@@ -7,6 +7,8 @@ import { type Config, getConfig } from "@/lib/config";
 import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
 import { createEngines, type Engines } from "@/lib/engines";
+import { createGpuPools, type GpuPools } from "@/lib/engines/local/pool";
+import { createProcessSlots, type SharedSlots } from "@/lib/engines/local/slots";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
 import { reclaimLapsedClaims } from "@/lib/idempotency/idempotency";
 import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
@@ -35,6 +37,8 @@ import { createUpstashGuard } from "@/lib/store/redis/call-guard";
 import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { createBullmqTier } from "@/lib/tier/bullmq";
 import { createInlineTier } from "@/lib/tier/inline";
+import { tierConnection } from "@/lib/tier/redis";
+import { createRedisSlots } from "@/lib/tier/slots";
 import type { WorkTier } from "@/lib/tier/types";
 import { recordJob } from "@/lib/usage/recording";
 import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
@@ -60,6 +64,8 @@ export type Services = Repositories & {
   storage: ImageStorage;
   /** Every model's engine, built on first use. */
   engines: Engines;
+  /** The GPU server pools, shared by generation's and enhancement's routes. */
+  gpuPools: GpuPools;
   /** The enhance engine registry; its worker pool starts on first use. */
   enhancer: Enhancer;
   /** The invitation mailer; null when SMTP_URL and MAIL_FROM are not set. */
@@ -120,6 +126,19 @@ export function openTier(
   });
 }
 
+/** Each GPU server's cap (GPU_SERVER_CONCURRENCY): counted in Redis on the work tier, so it holds across workers. */
+function gpuSlotsOf(config: Config): SharedSlots | undefined {
+  const cap = config.work.gpuServerConcurrency;
+  if (cap === undefined) return undefined;
+  if (config.tier.kind === "inline") return createProcessSlots(cap);
+  const { redisUrl } = config.tier;
+  return createRedisSlots(() => {
+    const redis = tierConnection(redisUrl, "producer");
+    redis.on("error", (err) => log.warn("work tier: Redis error (GPU server slots)", describeError(err)));
+    return redis;
+  }, cap);
+}
+
 /**
  * Builds the whole graph for `config`; `overrides` replace parts (a test's backend or storage). Nothing runs in the
  * background until startBackground().
@@ -141,6 +160,7 @@ export function createServices(
   });
   const storage = overrides.storage ?? openStorage(config);
   const runner = createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain);
+  const gpuPools = createGpuPools(gpuSlotsOf(config));
   return {
     ...repositories,
     config,
@@ -151,7 +171,8 @@ export function createServices(
         : createUpstashGuard((backend as RedisBackend).client, { timeoutMs: (backend as RedisBackend).timeoutMs }),
     storage,
     checkStorage: createStorageHealth(storage),
-    engines: overrides.engines ?? createEngines(config.generation),
+    engines: overrides.engines ?? createEngines(config.generation, gpuPools),
+    gpuPools,
     enhancer: overrides.enhancer ?? createEnhancer(config),
     mailer: config.mail ? createMailer(config.mail) : null,
     sweepStats: createSweepStats(),

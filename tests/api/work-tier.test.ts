@@ -40,10 +40,10 @@ const workers: WorkerProc[] = [];
 let redisClient: ReturnType<typeof createClient>;
 
 /** Starts `npm run worker`'s entry (worker.ts) as its own process group; `id` resolves once it is ready. */
-function startWorker(): WorkerProc {
+function startWorker(extraEnv: Record<string, string> = {}): WorkerProc {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "worker.ts"], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -125,6 +125,14 @@ async function workerRunning(jobId: string): Promise<WorkerProc> {
   });
   for (const w of workers) if ((await w.id.catch(() => "")) === name) return w;
   throw new Error(`no worker process is ${name}`);
+}
+
+/** Stops every live worker (SIGTERM, each finishing its job), then starts `count` with `extraEnv`, ready. */
+async function replaceWorkers(count: number, extraEnv: Record<string, string> = {}): Promise<WorkerProc[]> {
+  for (const w of workers.filter((x) => x.alive())) await w.terminate();
+  const started = Array.from({ length: count }, () => startWorker(extraEnv));
+  await Promise.all(started.map((w) => w.id));
+  return started;
 }
 
 const skip = hasRedisServer() ? false : "redis-server is not installed";
@@ -486,6 +494,74 @@ describe("the BullMQ work tier", { skip }, () => {
       }
     } finally {
       comfy.paused = false;
+    }
+  });
+
+  it("lets no key hold every worker: another key's job starts while the first key's jobs wait", async () => {
+    // Two workers of two jobs each: four places. One key's six jobs take its cap (WORKER_KEY_CAP, 2) of them.
+    await replaceWorkers(2, { WORKER_CONCURRENCY: "2" });
+    const hog = await createKey(a, "tier-hog");
+    const other = await createKey(a, "tier-other");
+    comfy.paused = true;
+    try {
+      const hogIds: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await generate(
+          a.url,
+          { prompt: `a hog's job ${i}`, model: "gamma-xl-1024-v1-0" },
+          { headers: asyncHeaders(hog.key) },
+        );
+        assert.equal(res.status, 202, res.text);
+        hogIds.push(res.json.id);
+      }
+      await until("the key's cap of jobs to reach the GPU server", async () => comfy.busy() >= 2);
+      const second = await generate(
+        b.url,
+        { prompt: "another key's job", model: "gamma-xl-1024-v1-0" },
+        { headers: asyncHeaders(other.key) },
+      );
+      assert.equal(second.status, 202, second.text);
+      // The GPU server is paused: the second key's job can start only in a place the first key left free.
+      await until("the other key's job to start", async () => {
+        const job = await jobOf(b, second.json.id, other.key);
+        return job.status === "running" && job;
+      });
+      await sleep(1500);
+      const running = [];
+      for (const id of hogIds) if ((await jobOf(a, id, hog.key)).status === "running") running.push(id);
+      assert.equal(running.length, 2, "the first key runs its cap of jobs, no more");
+      assert.equal(comfy.busy(), 3, "the GPU server holds the first key's two prompts and the other key's one");
+      comfy.paused = false;
+      for (const id of hogIds) assert.equal((await finished(a, id, hog.key)).status, "succeeded");
+      assert.equal((await finished(b, second.json.id, other.key)).status, "succeeded");
+    } finally {
+      comfy.paused = false;
+    }
+  });
+
+  it("holds a GPU server's concurrency of 1 across two workers", async () => {
+    await replaceWorkers(2, { WORKER_CONCURRENCY: "2", GPU_SERVER_CONCURRENCY: "1" });
+    const keys = [await createKey(a, "tier-gpu-1"), await createKey(a, "tier-gpu-2")];
+    comfy.stepDelayMs = 100;
+    comfy.mostBusy = 0;
+    try {
+      const accepted = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          generate(
+            i % 2 ? b.url : a.url,
+            { prompt: `a queued job ${i}`, model: "gamma-xl-1024-v1-0" },
+            { headers: asyncHeaders(keys[i % 2].key) },
+          ),
+        ),
+      );
+      for (const res of accepted) assert.equal(res.status, 202, res.text);
+      for (const [i, res] of accepted.entries()) {
+        const done = await finished(a, res.json.id, keys[i % 2].key);
+        assert.equal(done.status, "succeeded", JSON.stringify(done));
+      }
+      assert.equal(comfy.mostBusy, 1, "the server never held two prompts at once");
+    } finally {
+      comfy.stepDelayMs = 0;
     }
   });
 });

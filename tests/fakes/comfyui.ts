@@ -69,6 +69,8 @@ export type ComfyFake = {
   };
   /** How many prompts are running or waiting now. */
   busy: () => number;
+  /** The most prompts it has held at once (running and waiting) since it started or was reset. */
+  mostBusy: number;
   reset: () => void;
   close: () => Promise<void>;
 };
@@ -127,7 +129,9 @@ export async function startComfyFake(
     previewsSent: [],
     flood: { frameBytes: 512 * 1024, maxMs: 5_000, framesSent: 0, bytesSent: 0, lastedMs: 0 },
     busy: () => pending.length + (running ? 1 : 0),
+    mostBusy: 0,
     reset: () => {
+      fake.mostBusy = 0;
       fake.mode = "ok";
       fake.paused = false;
       fake.stepDelayMs = 0;
@@ -331,6 +335,7 @@ export async function startComfyFake(
     if (clientId === undefined) fake.violations.push("POST /prompt without client_id");
     fake.prompts.push({ id, prompt, clientId });
     pending.push([number++, id, prompt, clientId ? { client_id: clientId } : {}, outputs]);
+    fake.mostBusy = Math.max(fake.mostBusy, fake.busy());
     queueUpdated();
     wakeWorker();
     return json(200, { prompt_id: id, number: number - 1, node_errors: {} });
