@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "redis";
 import sharp from "sharp";
-import { OUTCOMES_KEY } from "@/lib/tier/names";
+import { OUTCOMES_KEY, STALLS_KEY } from "@/lib/tier/names";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import type { Fake } from "../fakes/fake-server";
 import { FAL_KEY, startFalFake } from "../fakes/fal";
@@ -563,5 +563,72 @@ describe("the BullMQ work tier", { skip }, () => {
     } finally {
       comfy.stepDelayMs = 0;
     }
+  });
+
+  it("fails a job whose workers die past the retry limit, with its unit given back", async () => {
+    // WORK_STALL_LIMIT is 2: the third worker to die under the job ends it.
+    await replaceWorkers(1);
+    const { key } = await createKey(a, "tier-lost");
+    const usage = async () =>
+      (await call(a.url, "/api/status", { headers: { Authorization: `Bearer ${key}` } })).json.usage_today;
+    comfy.paused = true;
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt: "a job no worker survives", model: "gamma-xl-1024-v1-0", webhook_url: receiver.url },
+        { headers: { Authorization: `Bearer ${key}` } },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const id = accepted.json.id;
+      assert.equal(await usage(), 1, "the unit is taken at acceptance");
+      let last = "";
+      for (let death = 1; death <= 3; death++) {
+        // BullMQ's hash names the worker that took the job last: wait for a live one, not the one just killed.
+        const name = await until("a live worker to take the job", async () => {
+          const pb = await redisClient.hGet(`bull:darkroom-generate:${id}`, "pb");
+          return pb && pb !== last ? pb : undefined;
+        });
+        const victim = await workerRunning(id);
+        assert.equal(await victim.id, name);
+        victim.kill();
+        last = name;
+        startWorker();
+      }
+      const done = await finished(b, id, key);
+      assert.equal(done.status, "failed", JSON.stringify(done));
+      assert.equal(done.error.code, "server_error");
+      assert.equal(await usage(), 0, "the unit is given back");
+      await until("its one webhook", async () =>
+        receiver.got.some((g) => JSON.parse(g.body).data.id === id && JSON.parse(g.body).type === "job.failed"),
+      );
+      await sleep(2000);
+      assert.equal(receiver.got.filter((g) => JSON.parse(g.body).data.id === id).length, 1, "one webhook");
+    } finally {
+      comfy.paused = false;
+    }
+  });
+
+  it("runs four enhancements at once on one worker without a stalled job", async () => {
+    await replaceWorkers(1, { WORKER_CONCURRENCY: "4" });
+    const stallsBefore = Number((await redisClient.get(STALLS_KEY)) ?? 0);
+    const photo = await sharp({ create: { width: 384, height: 256, channels: 3, background: "#824" } })
+      .jpeg()
+      .toBuffer();
+    const accepted = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        enhance(
+          i % 2 ? a.url : b.url,
+          { image: { data: photo, type: "image/jpeg", name: "p.jpg" }, strength: "0.5", scale: "4" },
+          { from: `127.0.6.${i}`, headers: { Prefer: "respond-async" } },
+        ),
+      ),
+    );
+    for (const res of accepted) assert.equal(res.status, 202, res.text);
+    for (const [i, res] of accepted.entries()) {
+      const done = await finished(a, res.json.id, undefined, `127.0.6.${i + 1}`);
+      assert.equal(done.status, "succeeded", JSON.stringify(done));
+      assert.equal(done.result.enhanced_size, "1536x1024");
+    }
+    assert.equal(Number((await redisClient.get(STALLS_KEY)) ?? 0), stallsBefore, "no job stalled");
   });
 });
