@@ -139,7 +139,8 @@ const skip = hasRedisServer() ? false : "redis-server is not installed";
 
 before(async () => {
   if (skip) return;
-  redis = await startRedisServer();
+  // Persistent, so that a restart mid-run keeps the queues, as an operator's Redis does (docs/scaling.md).
+  redis = await startRedisServer({ persist: true });
   redisClient = createClient({ url: redis.url });
   await redisClient.connect();
   comfy = await startComfyFake({ name: "comfy-tier" });
@@ -532,7 +533,10 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(running.length, 2, "the first key runs its cap of jobs, no more");
       assert.equal(comfy.busy(), 3, "the GPU server holds the first key's two prompts and the other key's one");
       comfy.paused = false;
-      for (const id of hogIds) assert.equal((await finished(a, id, hog.key)).status, "succeeded");
+      for (const id of hogIds) {
+        const done = await finished(a, id, hog.key);
+        assert.equal(done.status, "succeeded", JSON.stringify(done));
+      }
       assert.equal((await finished(b, second.json.id, other.key)).status, "succeeded");
     } finally {
       comfy.paused = false;
@@ -630,5 +634,34 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(done.result.enhanced_size, "1536x1024");
     }
     assert.equal(Number((await redisClient.get(STALLS_KEY)) ?? 0), stallsBefore, "no job stalled");
+  });
+
+  it("loses no accepted job when Redis restarts mid-run, and answers 503 busy while it is away", async () => {
+    await replaceWorkers(1, { WORKER_CONCURRENCY: "2" });
+    const { key } = await createKey(a, "tier-redis-restart");
+    comfy.paused = true;
+    try {
+      const ids: string[] = [];
+      for (const i of [1, 2]) {
+        const res = await generate(
+          a.url,
+          { prompt: `a job across a restart ${i}`, model: "gamma-xl-1024-v1-0" },
+          { headers: asyncHeaders(key) },
+        );
+        assert.equal(res.status, 202, res.text);
+        ids.push(res.json.id);
+      }
+      await until("the jobs to reach the GPU server", async () => comfy.busy() >= 2);
+      await redis.stop();
+      const away = await generate(b.url, { prompt: "a job while Redis is away" }, { headers: asyncHeaders(key) });
+      assert.equal(away.status, 503, away.text);
+      assert.equal(away.json.error.code, "busy");
+      assert.ok(away.headers["retry-after"], "a Retry-After");
+      await redis.start();
+      comfy.paused = false;
+      for (const id of ids) assert.equal((await finished(b, id, key)).status, "succeeded");
+    } finally {
+      comfy.paused = false;
+    }
   });
 });
