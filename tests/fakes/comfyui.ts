@@ -108,6 +108,7 @@ export async function startComfyFake(
   // folder_paths' counter: every saved file gets the next one.
   let saved = 0;
   let wakeWorker: () => void = () => undefined;
+  let paused = false;
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -116,7 +117,14 @@ export async function startComfyFake(
     name: opts.name ?? "comfyui",
     url: `http://127.0.0.1:${port}`,
     mode: "ok",
-    paused: false,
+    get paused() {
+      return paused;
+    },
+    // Unpausing wakes the prompt worker, as a GPU coming free would: queued prompts run without a new one.
+    set paused(value: boolean) {
+      paused = value;
+      if (!value) wakeWorker();
+    },
     stepDelayMs: 0,
     externalQueue: 0,
     requests: [],
@@ -412,7 +420,7 @@ export async function startComfyFake(
   /** The single prompt worker of main.py: one prompt at a time, in queue order. */
   async function worker() {
     for (;;) {
-      if (fake.paused || pending.length === 0) {
+      if (paused || pending.length === 0) {
         await new Promise<void>((r) => {
           wakeWorker = r;
         });
