@@ -1,7 +1,9 @@
 // The BullMQ work tier (issue 31, contract 1.3): two web instances and worker processes (`npm run worker`) on one
-// real redis-server and one image folder, a ComfyUI fake whose steps take time, and the preview engine. Jobs wait
-// while no worker lives (and status says why), run once one starts, survive a worker's SIGKILL (charged, stored and
-// delivered once) and its SIGTERM, answer synchronous requests as an inline instance does, and Pro goes first.
+// real redis-server (persistent) and one image folder, a ComfyUI fake whose steps take time, an AUTOMATIC1111 fake
+// and the preview engine. Jobs wait while no worker lives (and status says why), run once one starts, survive a
+// worker's SIGKILL (charged, stored and delivered once) and its SIGTERM, fail with units back past the retry limit,
+// survive a Redis restart, and answer synchronous requests as an inline instance does. Pro goes first, no key holds
+// every worker, and a GPU server's cap holds across workers.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -9,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { createClient } from "redis";
 import sharp from "sharp";
 import { OUTCOMES_KEY, STALLS_KEY } from "@/lib/tier/names";
+import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import type { Fake } from "../fakes/fake-server";
 import { FAL_KEY, startFalFake } from "../fakes/fal";
@@ -18,6 +21,7 @@ import { hasRedisServer, type RedisServer, startRedisServer } from "../helpers/r
 import { type Receiver, startReceiver } from "../helpers/webhook-receivers";
 
 const WAIT_MS = 120_000;
+const A1111_SDXL = "sd_xl_base_1.0.safetensors";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type WorkerProc = {
@@ -30,6 +34,7 @@ type WorkerProc = {
 
 let redis: RedisServer;
 let comfy: ComfyFake;
+let a1111: A1111Fake;
 let fal: Fake;
 let receiver: Receiver;
 let a: App;
@@ -144,6 +149,7 @@ before(async () => {
   redisClient = createClient({ url: redis.url });
   await redisClient.connect();
   comfy = await startComfyFake({ name: "comfy-tier" });
+  a1111 = await startA1111Fake();
   fal = await startFalFake();
   receiver = await startReceiver();
   const dataDir = tempDataDir("work-tier");
@@ -158,11 +164,13 @@ before(async () => {
     DATA_DIR: dataDir,
     COMFYUI_URLS: comfy.url,
     MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
+    A1111_URLS: a1111.url,
+    A1111_AUTH,
+    MODEL_ALPHA_PRO: `a1111:${A1111_SDXL}`,
     // One cloud route, to see a provider's 429 through the tier; the other models stay on the preview engine.
     FAL_KEY,
     FAL_BASE_URL: fal.url,
     MODEL_ALPHA_SCHNELL: "fal:fal-ai/flux/schnell",
-    MODEL_ALPHA_PRO: "preview",
     MODEL_BETA_3: "preview",
     GENERATION_TIMEOUT_MS: "100000",
     FREE_GENERATIONS_PER_DAY: "100",
@@ -179,6 +187,7 @@ after(async () => {
   await Promise.all([a?.stop(), b?.stop(), inline?.stop()]);
   await redisClient?.quit().catch(() => undefined);
   await comfy?.close();
+  await a1111?.close();
   await fal?.close();
   await receiver?.close();
   await redis?.close();
@@ -237,6 +246,19 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(job.status, "succeeded");
       assert.deepEqual(Object.keys(job.result).sort(), Object.keys(viaInline.json).sort());
     }
+
+    // A model on the AUTOMATIC1111 server: the worker calls it, and the image is the one inline makes.
+    const gpuBody = { prompt: "a quiet harbour", model: "alpha-pro", seed: 5 };
+    const gpuInline = await generate(inline.url, gpuBody, { from: "127.0.4.8" });
+    const gpuTier = await generate(a.url, gpuBody, { from: "127.0.4.9" });
+    assert.equal(gpuTier.status, 200, gpuTier.text);
+    assert.equal(gpuTier.json.engine, `a1111:${A1111_SDXL}`);
+    assert.equal(gpuTier.json.engine, gpuInline.json.engine);
+    const [tierImage, inlineImage] = await Promise.all([
+      call(a.url, new URL(gpuTier.json.url).pathname),
+      call(inline.url, new URL(gpuInline.json.url).pathname),
+    ]);
+    assert.deepEqual(tierImage.body, inlineImage.body, "the same seed makes the same image");
 
     // An enhancement, its upload carried to the worker through the storage's temporary area.
     const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3a6" } })
@@ -581,19 +603,30 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(accepted.status, 202, accepted.text);
       const id = accepted.json.id;
       assert.equal(await usage(), 1, "the unit is taken at acceptance");
+      // Each worker that takes the job dies under it, until BullMQ fails it (a job that stalls more than the limit).
       let last = "";
-      for (let death = 1; death <= 3; death++) {
+      let deaths = 0;
+      const ended = async () => ["failed", "succeeded"].includes((await jobOf(b, id, key)).status);
+      while (!(await ended())) {
+        assert.ok(deaths <= 6, "the job ends within a few deaths");
         // BullMQ's hash names the worker that took the job last: wait for a live one, not the one just killed.
-        const name = await until("a live worker to take the job", async () => {
-          const pb = await redisClient.hGet(`bull:darkroom-generate:${id}`, "pb");
-          return pb && pb !== last ? pb : undefined;
-        });
+        const name = await until(
+          "a live worker to take the job, or its end",
+          async () => {
+            const pb = await redisClient.hGet(`bull:darkroom-generate:${id}`, "pb");
+            if (pb && pb !== last) return pb;
+            return (await ended()) && "ended";
+          },
+          1000,
+        );
+        if (name === "ended") break;
         const victim = await workerRunning(id);
-        assert.equal(await victim.id, name);
         victim.kill();
+        deaths++;
         last = name;
         startWorker();
       }
+      assert.ok(deaths >= 3, `WORK_STALL_LIMIT 2: the job ran three times at least (${deaths})`);
       const done = await finished(b, id, key);
       assert.equal(done.status, "failed", JSON.stringify(done));
       assert.equal(done.error.code, "server_error");
