@@ -5,7 +5,7 @@
 import sharp, { type Sharp } from "sharp";
 import type { OutputEncoding } from "../catalog/output-formats";
 import { encodeEnhanced } from "../images/encode";
-import { blendInto } from "./blend";
+import { blendInto, detailWeight } from "./blend";
 import { splitRange } from "./neural/tiles";
 import type { RawImage } from "./types";
 
@@ -105,16 +105,20 @@ export type FinishJob = {
  */
 export async function finishBand(job: FinishJob, band: Band, timings: FinishTimings): Promise<void> {
   const { input, width, height } = job;
+  const ch = input.channels;
+  const rows = job.out.subarray(band.y0 * width * ch, band.y1 * width * ch);
+  const weight = detailWeight(job.strength);
   let t = performance.now();
-  const detail = await sharpenBand(job.detailSource, width, height, band);
+  // At strength 0 the output is the base alone, and at 1 an RGB output is the detail alone: neither makes the other.
+  const detail = weight > 0 ? await sharpenBand(job.detailSource, width, height, band) : undefined;
   timings.sharpen += performance.now() - t;
+  if (detail && weight === 65536 && ch === 3) return void rows.set(detail);
   t = performance.now();
   // The base is made after the network ran, so it is not held in memory meanwhile.
   const base = await resizeLanczosBand(input, width, height, band);
   timings.base += performance.now() - t;
+  if (!detail) return void rows.set(base);
   t = performance.now();
-  const ch = input.channels;
-  const rows = job.out.subarray(band.y0 * width * ch, band.y1 * width * ch);
   blendInto(rows, base, ch, detail, 3, job.strength, 0, width * (band.y1 - band.y0));
   timings.blend += performance.now() - t;
 }
