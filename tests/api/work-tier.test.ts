@@ -166,12 +166,12 @@ before(async () => {
     MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
     A1111_URLS: a1111.url,
     A1111_AUTH,
-    MODEL_ALPHA_PRO: `a1111:${A1111_SDXL}`,
+    MODEL_BETA_3: `a1111:${A1111_SDXL}`,
     // One cloud route, to see a provider's 429 through the tier; the other models stay on the preview engine.
     FAL_KEY,
     FAL_BASE_URL: fal.url,
     MODEL_ALPHA_SCHNELL: "fal:fal-ai/flux/schnell",
-    MODEL_BETA_3: "preview",
+    MODEL_ALPHA_PRO: "preview",
     GENERATION_TIMEOUT_MS: "100000",
     FREE_GENERATIONS_PER_DAY: "100",
     WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
@@ -248,7 +248,7 @@ describe("the BullMQ work tier", { skip }, () => {
     }
 
     // A model on the AUTOMATIC1111 server: the worker calls it, and the image is the one inline makes.
-    const gpuBody = { prompt: "a quiet harbour", model: "alpha-pro", seed: 5 };
+    const gpuBody = { prompt: "a quiet harbour", model: "beta-3", seed: 5 };
     const gpuInline = await generate(inline.url, gpuBody, { from: "127.0.4.8" });
     const gpuTier = await generate(a.url, gpuBody, { from: "127.0.4.9" });
     assert.equal(gpuTier.status, 200, gpuTier.text);
