@@ -31,7 +31,6 @@ const LONG_BY_NATURE = [/^lib\/engines\/preview\//, /^lib\/enhance\/neural\/conv
  */
 const STILL_LONG = new Set([
   "components/studio/studio.tsx Studio",
-  "components/enhance/enhance-studio.tsx EnhanceStudio",
   "components/admin/waitlist-panel.tsx WaitlistPanel",
   "components/studio/mask-painter.tsx MaskPainter",
   "components/account/usage-viewer.tsx UsageViewer",
