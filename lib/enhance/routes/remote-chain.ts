@@ -84,6 +84,24 @@ function stepOf(spec: EnhanceRouteSpec, config: Config, pools: GpuPools): ChainS
   };
 }
 
+/** A configured mode's routes and why each is out (null: it can take work); what /api/ready reads. */
+export type EnhanceChainState = { mode: EnhanceModeName; routes: { route: string; out: string | null }[] };
+
+/**
+ * Every mode with a chain, each step's state: an onnx step is never out here (the runtime's own readiness covers
+ * it), a route is out while it says so (outReason).
+ */
+export function describeEnhanceChains(config: Config, pools: GpuPools = OWN_POOLS): EnhanceChainState[] {
+  return ENHANCE_MODES.filter((m) => config.enhance.chains[m.name].length > 0).map((m) => ({
+    mode: m.name,
+    routes: chainOf(config, m.name, pools).map((step) =>
+      "onnx" in step
+        ? { route: `onnx:${step.onnx}`, out: null }
+        : { route: step.route.id, out: step.route.outReason?.() ?? null },
+    ),
+  }));
+}
+
 export type RemoteJob = {
   mode: EnhanceModeName;
   scale: 2 | 4;
