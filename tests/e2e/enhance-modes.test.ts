@@ -45,8 +45,9 @@ async function enhancedShare(page: Page): Promise<number> {
 }
 
 /** Runs one enhancement in `mode` on the picked photo and waits for its before/after. */
-async function enhanceIn(page: Page, mode: string): Promise<void> {
+async function enhanceIn(page: Page, mode: string, prompt?: string): Promise<void> {
   await page.getByTestId(`model-${mode}`).check();
+  if (prompt !== undefined) await page.getByTestId("enhance-prompt").fill(prompt);
   await page.getByTestId("enhance").click();
   await page
     .getByTestId("announcer")
@@ -93,8 +94,7 @@ test("every mode with its engine; faces and creative explained; each mode's resu
   };
   for (const [mode, want] of Object.entries(expected)) {
     fakes.resetAll();
-    if (mode === "creative") await page.getByTestId("enhance-prompt").fill("crisp autumn leaves");
-    await enhanceIn(page, mode);
+    await enhanceIn(page, mode, mode === "creative" ? "crisp autumn leaves" : undefined);
     assert.match(await page.getByTestId("result-engine").innerText(), want.engine, mode);
     assert.equal(await page.locator("#preview-heading ~ div").getByTestId("generative-badge").count(), want.generative);
     assert.equal(await page.getByTestId("not-ai-badge").count(), want.notAi, mode);
