@@ -14,6 +14,7 @@ import type { WorkProgress } from "@/lib/engines/types";
 import { ChainExhausted, EnhanceFailed } from "@/lib/errors";
 import { encodeEnhanced } from "@/lib/images/encode";
 import { describeError, log } from "@/lib/log";
+import { processSingleton } from "@/lib/singleton";
 import { blendOver } from "../blend";
 import { resizeLanczos } from "../finish";
 import { createA1111EnhanceRoute } from "../local/a1111";
@@ -40,9 +41,13 @@ const FACTORIES: Record<
 /** Modes whose `strength` blends the engine's output over the plain resize (the mode table's strength column). */
 const BLENDS = new Set<EnhanceModeName>(ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name));
 
-const built = new WeakMap<Config, Map<string, ChainStep>>();
-/** The GPU server pools of the a1111 routes when the caller passes none: one per process, keyed by server list. */
-const OWN_POOLS = createGpuPools();
+/**
+ * The routes built per configuration, and the GPU server pools of the a1111 routes when the caller passes none
+ * (keyed by server list): one of each per process, so what /api/enhance learns (an ejected route, a server out) is
+ * what /api/ready, /v1 and MCP see, though Next bundles this module once per route.
+ */
+const built = processSingleton("enhance-routes", () => new WeakMap<Config, Map<string, ChainStep>>());
+const OWN_POOLS = processSingleton("enhance-gpu-pools", createGpuPools);
 
 /** The steps of a mode's chain, its routes built once per configuration. */
 export function chainOf(config: Config, mode: EnhanceModeName, pools: GpuPools = OWN_POOLS): ChainStep[] {
