@@ -1,5 +1,4 @@
 // GET /api/ready – readiness for load balancers: 200 when this instance can take work, else 503 with the reasons.
-import { describeEnhanceChains } from "@/lib/enhance/routes/remote-chain";
 import { checkReadiness, storageAnswers } from "@/lib/ops/readiness";
 import { describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";
@@ -16,7 +15,7 @@ export async function GET(): Promise<Response> {
       storage: () => storageAnswers(svc.storage),
       enhance: () => svc.enhancer.problem(),
       routes: describeRouteStates(svc.engines),
-      enhanceChains: describeEnhanceChains(svc.config),
+      enhanceChains: svc.enhanceRoutes.describe(),
       queues: Object.values(svc.queues).map((q) => ({
         name: q.name,
         concurrency: q.concurrency,
