@@ -43,9 +43,6 @@ const STILL_LONG = new Set([
   "components/studio/history-strip.tsx HistoryStrip",
   "lib/metrics/index.ts createMetrics",
   "lib/openapi.ts buildOpenApi",
-  "lib/enhance/neural/quantize.ts quantizeModel",
-  "lib/enhance/neural/sr-session.ts openFile",
-  "lib/enhance/neural/upscale.ts createUpscaler",
   "lib/storage/s3.ts createS3Storage",
   "lib/storage/vercel-blob.ts createVercelBlobStorage",
 ]);
