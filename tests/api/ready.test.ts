@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import { type Fakes, startAllFakes } from "../fakes";
-import { A1111_UPSCALERS, type A1111Fake, startA1111Fake } from "../fakes/a1111";
+import { A1111_AUTH, A1111_UPSCALERS, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { type App, startApp } from "../helpers/app";
 import { type Backends, startBackends } from "../helpers/backends";
 import { call, enhance, generate } from "../helpers/http";
@@ -129,7 +129,13 @@ describe("GET /api/ready with an enhance mode on a GPU server", () => {
     a1111 = await startA1111Fake();
     gpuApp = await startApp({
       name: "ready-enhance",
-      env: { ...backends.env, A1111_URLS: a1111.url, ENHANCE_FACES: "a1111:4x-Nope", FREE_ENHANCEMENTS_PER_DAY: "10" },
+      env: {
+        ...backends.env,
+        A1111_URLS: a1111.url,
+        A1111_AUTH,
+        ENHANCE_FACES: "a1111:4x-Nope",
+        FREE_ENHANCEMENTS_PER_DAY: "10",
+      },
     });
   });
   after(async () => {
@@ -158,7 +164,7 @@ describe("GET /api/ready with an enhance mode on a GPU server", () => {
     await readyBecomes(
       503,
       [
-        `Every route of the enhance mode faces is out: a1111:4x-Nope (server 0 has no upscaler named "4x-Nope" (it lists ${lists})).`,
+        `Every route of the enhance mode faces is out: a1111:4x-Nope (server 1 has no upscaler named "4x-Nope" (it lists ${lists})).`,
       ],
       120_000,
       () => gpuApp,

@@ -21,7 +21,7 @@ const healthy = (): ReadinessProbes => ({
     {
       mode: "faces",
       routes: [
-        { route: "a1111:Nope", out: 'server 0 has no upscaler named "Nope"' },
+        { route: "a1111:Nope", out: 'server 1 has no upscaler named "Nope"' },
         { route: "fal:fal-ai/codeformer", out: null },
       ],
     },
@@ -64,7 +64,7 @@ describe("checkReadiness", () => {
     [
       "an enhance mode with every route out",
       (p) => (p.enhanceChains[1].routes[1].out = "every server of A1111_URLS is out"),
-      /^Every route of the enhance mode faces is out: a1111:Nope \(server 0 has no upscaler named "Nope"\), fal:fal-ai\/codeformer \(every server of A1111_URLS is out\)\.$/,
+      /^Every route of the enhance mode faces is out: a1111:Nope \(server 1 has no upscaler named "Nope"\), fal:fal-ai\/codeformer \(every server of A1111_URLS is out\)\.$/,
     ],
     [
       "a full queue",
