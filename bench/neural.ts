@@ -299,8 +299,8 @@ export async function benchSpeed(
 
 /**
  * Where one fast request's time goes, in process on the server's own code: multipart parse, decode, the engine's
- * stages (tiles on the workers, split into cut, pixel/tensor conversion and network; then the finish job on a
- * worker: sharpen, base, blend, PNG encode) and store, for fast 2× (512²→1024²) and fast 4× (256²→1024²) side by
+ * stages (tiles on the workers, split into cut, pixel/tensor conversion and network; then the finish in bands
+ * across the workers: sharpen, base, blend, and the PNG encode on one) and store, for fast 2× (512²→1024²) and fast 4× (256²→1024²) side by
  * side. Median of `rounds` runs after a warm-up.
  */
 export async function benchProfile(rounds: number): Promise<Table> {
@@ -360,7 +360,7 @@ export async function benchProfile(rounds: number): Promise<Table> {
     ],
     rows,
     notes: [
-      `In process, default pool (${config.enhance.workers} workers × ${config.enhance.threads} ORT thread), default precision (esrgan-slim x2 ${choosePrecision("esrgan-slim", 2, int8WeightBits(), undefined)}, x4 ${choosePrecision("esrgan-slim", 4, int8WeightBits(), undefined)}). "(worker)" rows are worker time (tiles summed; they run in parallel inside "tiles on the workers (wall)"; the finish stages run inside "finish on a worker (wall)").`,
+      `In process, default pool (${config.enhance.workers} workers × ${config.enhance.threads} ORT thread), default precision (esrgan-slim x2 ${choosePrecision("esrgan-slim", 2, int8WeightBits(), undefined)}, x4 ${choosePrecision("esrgan-slim", 4, int8WeightBits(), undefined)}). "(worker)" rows are worker time (tiles summed; they run in parallel inside "tiles on the workers (wall)"; the band stages run in parallel inside "sharpen, base, blend in N band(s) (wall)", the encode after them on one worker, all inside "finish on the workers (wall)").`,
     ],
   };
 }
@@ -720,7 +720,7 @@ export async function benchLargeOutputs(rounds: number): Promise<Table> {
   rows.push([
     "previous engine: blend of one 4096² output on the main thread",
     `${fmt(blendMs, 0)} ms in one block`,
-    "now on a worker, in the finish job",
+    "now on the workers, in the finish bands",
     "",
   ]);
   return {

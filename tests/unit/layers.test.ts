@@ -31,9 +31,6 @@ const LONG_BY_NATURE = [/^lib\/engines\/preview\//, /^lib\/enhance\/neural\/conv
  */
 const STILL_LONG = new Set([
   "components/enhance/enhance-studio.tsx EnhanceStudio",
-  "lib/enhance/neural/quantize.ts quantizeModel",
-  "lib/enhance/neural/sr-session.ts openFile",
-  "lib/enhance/neural/upscale.ts createUpscaler",
 ]);
 
 /** The source files under `roots` (folders or files) whose text matches `pattern`, sorted. */
