@@ -10,6 +10,7 @@ import { createEngines, type Engines } from "@/lib/engines";
 import { createGpuPools, type GpuPools } from "@/lib/engines/local/pool";
 import { createProcessSlots, type SharedSlots } from "@/lib/engines/local/slots";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
+import { createEnhanceRoutes, type EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import { reclaimLapsedClaims } from "@/lib/idempotency/idempotency";
 import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
@@ -68,6 +69,8 @@ export type Services = Repositories & {
   gpuPools: GpuPools;
   /** The enhance engine registry; its worker pool starts on first use. */
   enhancer: Enhancer;
+  /** The enhance modes' chains of routes, built once, so a route's health outlives a request. */
+  enhanceRoutes: EnhanceRoutes;
   /** The invitation mailer; null when SMTP_URL and MAIL_FROM are not set. */
   mailer: Mailer | null;
   /** This process's image retention sweeps, for the console. */
@@ -174,6 +177,7 @@ export function createServices(
     engines: overrides.engines ?? createEngines(config.generation, gpuPools),
     gpuPools,
     enhancer: overrides.enhancer ?? createEnhancer(config),
+    enhanceRoutes: createEnhanceRoutes(config, gpuPools),
     mailer: config.mail ? createMailer(config.mail) : null,
     sweepStats: createSweepStats(),
     checkDisk: createDiskChecker(),

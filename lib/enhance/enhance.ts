@@ -3,7 +3,6 @@ import { type EnhanceModeName, IN_PROCESS_MODES } from "@/lib/catalog/enhance-mo
 import type { OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
 import type { Config } from "@/lib/config";
-import type { GpuPools } from "@/lib/engines/local/pool";
 import type { WorkProgress } from "@/lib/engines/types";
 import { DomainError, EnhanceFailed } from "@/lib/errors";
 import { type RecordDeps, storeImage } from "@/lib/images/library";
@@ -13,7 +12,7 @@ import type { WorkQueue } from "@/lib/work/queue";
 import { decodeImage, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
 import { enhanceRaw } from "./pipeline";
-import { chainOf, runRemoteSteps } from "./routes/remote-chain";
+import { type EnhanceRoutes, runRemoteSteps } from "./routes/remote-chain";
 import type { ModelChoice, RawImage } from "./types";
 
 export type EnhanceInput = {
@@ -37,8 +36,8 @@ export type EnhanceDeps = RecordDeps & {
   origin: string;
   config: Config;
   enhancer: Pick<Enhancer, "run">;
-  /** The process's GPU server pools (generation's too), for routes on ComfyUI or AUTOMATIC1111 servers. */
-  pools?: GpuPools;
+  /** The modes' chains of routes (the services' one set). */
+  routes: Pick<EnhanceRoutes, "stepsOf">;
   /** Called once the job leaves the queue and starts: from then on the cost is being spent. May refuse (throw). */
   onStart?: () => void | Promise<void>;
   /** Hears the place in line while the job waits (1 = next). */
@@ -129,7 +128,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
 /** The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. */
 async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps) {
   const output = input.output ?? DEFAULT_OUTPUT;
-  const remote = await runRemoteSteps(chainOf(deps.config, input.model, deps.pools), image, {
+  const remote = await runRemoteSteps(deps.routes.stepsOf(input.model), image, {
     mode: input.model,
     scale: input.scale,
     strength: input.strength,

@@ -51,7 +51,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
       queue: svc.queues.enhance,
       config: svc.config,
       enhancer: svc.enhancer,
-      pools: svc.gpuPools,
+      routes: svc.enhanceRoutes,
       ...recordDepsFor(svc, caller),
     };
     const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });

@@ -67,7 +67,7 @@ function enhanceWork(svc: Services, spec: EnhanceSpec): JobWork {
     queue: svc.queues.enhance,
     config: svc.config,
     enhancer: svc.enhancer,
-    pools: svc.gpuPools,
+    routes: svc.enhanceRoutes,
     ...recordDepsFor(svc, spec.caller),
   };
   return async ({ signal, begin, onQueued, onProgress }) =>
