@@ -436,12 +436,14 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
 const MIB = 1024 * 1024;
 
 /**
- * The default pixel budget: a sixteenth of the memory this process may use, at least 256 MiB (three of the largest
- * enhancements: 25 MP in, 4096² out) and at most 1 GiB. The budget counts each decode's input and output once, and
- * an enhancement holds a few working copies of them besides, so the process's peak grows several times as fast.
+ * The default pixel budget: a 128th of the memory this process may use (192 MiB on 24 GiB), within 128 MiB and
+ * 4 GiB. Image work should take at most a sixteenth of the memory, and each byte the budget counts (a decode's input
+ * and output once, an upload's bytes) costs up to about eight bytes of working memory while the image is enhanced:
+ * the decoded input in shared memory, the network's output, the finish's sharpened and base images and the encoder's
+ * buffers (measured by `npm run bench -- --memory-only`).
  */
 export function defaultPixelBudgetBytes(memoryBytes: number): number {
-  return Math.min(1024 * MIB, Math.max(256 * MIB, Math.floor(memoryBytes / 16 / MIB) * MIB));
+  return Math.min(4096 * MIB, Math.max(128 * MIB, Math.floor(memoryBytes / 128 / MIB) * MIB));
 }
 
 /** The memory this process may use: the machine's, or less where a cgroup (a container) limits it. */

@@ -11,7 +11,7 @@ import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
 import { type PixelBudget, pixelBytesOf } from "@/lib/work/pixel-budget";
 import type { WorkQueue } from "@/lib/work/queue";
-import { decodeImage, probeImage } from "./decode";
+import { decodeShared, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
 import { enhanceRaw, targetSize } from "./pipeline";
 import { chainOf, runRemoteSteps } from "./routes/remote-chain";
@@ -120,7 +120,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
 async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps) {
   const started = performance.now();
   deps.onProgress?.({ fraction: 0, stage: "decoding" });
-  const image = await decodeImage(input.bytes, deps.config.upload.maxPixels);
+  const image = await decodeShared(input.bytes, deps.config.upload.maxPixels);
   deps.onProgress?.({ fraction: null, stage: "enhancing" });
   try {
     const out = await runChain(input, image, deps);

@@ -1,8 +1,10 @@
 // The memory that image data may hold at once in this process, in bytes: uploads as their bytes arrive (the upload
 // gate), and each decode's pixels, its input's and the output it will make (width × height × channels, a byte per
 // channel). Work waits for its turn holding only its compressed upload; a decode takes its pixels here first and
-// waits (a bounded few, for a bounded time) while they do not fit, or is refused busy. Whatever ends the work
-// (success, failure, abort) gives its pixels back.
+// waits (a bounded few, for a bounded time) while they do not fit, or is refused busy. A decode that finds no other
+// decode holding pixels always goes: uploads waiting for their turn never starve the decodes that would free them,
+// and an image larger than the whole budget runs alone rather than never. Whatever ends the work (success, failure,
+// abort) gives its pixels back.
 import { QueueFull } from "@/lib/errors";
 
 export type PixelBudgetOptions = {
@@ -32,6 +34,8 @@ export function pixelBytesOf(
 
 export class PixelBudget {
   private used = 0;
+  /** Bytes held by decodes (take), apart from uploads (tryTake). */
+  private decoding = 0;
   private readonly waiting: Waiter[] = [];
 
   constructor(private readonly options: PixelBudgetOptions) {}
@@ -46,14 +50,14 @@ export class PixelBudget {
   }
 
   /**
-   * Takes `bytes` at once when they fit and no decode waits before; else waits in line (first come, first served),
-   * refused with QueueFull when the line is full or the wait lasts past maxWaitMs. A take larger than the whole
-   * budget takes the whole budget: it runs alone rather than never. A signal that aborts gives up the place.
+   * Takes a decode's `bytes` at once when they fit (or no other decode holds any) and no decode waits before; else
+   * waits in line (first come, first served), refused with QueueFull when the line is full or the wait lasts past
+   * maxWaitMs. A signal that aborts gives up the place.
    */
   async take(bytes: number, signal?: AbortSignal): Promise<PixelHold> {
     signal?.throwIfAborted();
-    const want = Math.min(Math.max(0, Math.ceil(bytes)), this.options.capacity);
-    if (this.waiting.length === 0 && this.fits(want)) return this.hold(want);
+    const want = Math.max(0, Math.ceil(bytes));
+    if (this.waiting.length === 0 && this.admits(want)) return this.hold(want);
     if (this.waiting.length >= this.options.maxWaiting) throw this.busy();
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -104,25 +108,36 @@ export class PixelBudget {
     return this.used + bytes <= this.options.capacity;
   }
 
+  /** A decode goes when it fits, or when no other decode holds pixels (only uploads do, or nothing). */
+  private admits(bytes: number): boolean {
+    return this.fits(bytes) || this.decoding === 0;
+  }
+
   /** `granted`: the bytes were already counted when the waiter was let in. */
   private hold(bytes: number, granted = false): PixelHold {
-    if (!granted) this.used += bytes;
+    if (!granted) this.count(bytes);
     let released = false;
     return {
       bytes,
       release: () => {
         if (released) return;
         released = true;
+        this.decoding -= bytes;
         this.giveBack(bytes);
       },
     };
   }
 
-  /** Lets in waiters from the front of the line while they fit; the first that does not fit holds the rest back. */
+  private count(bytes: number): void {
+    this.used += bytes;
+    this.decoding += bytes;
+  }
+
+  /** Lets in waiters from the front of the line while they are admitted; the first that is not holds the rest back. */
   private grantWaiting(): void {
-    while (this.waiting.length > 0 && this.fits(this.waiting[0].bytes)) {
+    while (this.waiting.length > 0 && this.admits(this.waiting[0].bytes)) {
       const next = this.waiting.shift() as Waiter;
-      this.used += next.bytes;
+      this.count(next.bytes);
       next.grant();
     }
   }

@@ -74,12 +74,16 @@ describe("the pixel budget", () => {
     assert.equal(budget.stats.waiting, 1);
     small.release();
     const held = await huge;
-    assert.equal(held.bytes, 100);
-    assert.deepEqual(budget.stats, { used: 100, waiting: 0 });
+    assert.deepEqual(budget.stats, { used: 500, waiting: 0 });
+    const next = budget.take(1);
+    await tick();
+    assert.equal(budget.stats.waiting, 1, "nothing else decodes beside it");
     held.release();
+    (await next).release();
+    assert.deepEqual(budget.stats, { used: 0, waiting: 0 });
   });
 
-  it("counts upload bytes as they arrive in the same budget: a full budget answers the upload busy", async () => {
+  it("counts upload bytes as they arrive in the same budget, and never lets waiting uploads starve the decodes", async () => {
     const budget = budgetOf(1000);
     const gate = new UploadGate({
       capacity: 10_000,
@@ -95,16 +99,26 @@ describe("the pixel budget", () => {
     assert.throws(() => slot.grow(200), QueueFull);
     slot.release();
     assert.equal(budget.stats.used, 700, "a refused upload's bytes come back");
-    // The upload bytes hold back a decode that does not fit beside them, until they are given back.
-    const uploaded = gate.open({ identity: "key:b", plan: "pro" });
-    uploaded.grow(300);
-    uploaded.arrived();
+    // Uploads whose work waits hold their bytes; a second decode that does not fit beside them and the first waits.
+    const waitingUploads = [1, 2, 3].map((i) => {
+      const upload = gate.open({ identity: `key:${i}`, plan: "pro" });
+      upload.grow(100);
+      upload.arrived();
+      return upload;
+    });
+    const second = budget.take(400);
+    await tick();
+    assert.deepEqual(budget.stats, { used: 1000, waiting: 1 });
+    // Once no decode holds pixels, the next goes even though the uploads fill the budget: they wait on it.
     decode.release();
-    const next = budget.take(800);
+    const held = await second;
+    assert.deepEqual(budget.stats, { used: 700, waiting: 0 });
+    const third = budget.take(700);
     await tick();
     assert.equal(budget.stats.waiting, 1);
-    uploaded.release();
-    (await next).release();
+    held.release();
+    (await third).release();
+    for (const upload of waitingUploads) upload.release();
     assert.deepEqual(budget.stats, { used: 0, waiting: 0 });
   });
 });
