@@ -786,7 +786,7 @@ export async function benchConcurrentUploads(auth: (app: App) => Promise<Record<
     head: ["server memory, large uploads (fresh process)", "peak RSS (VmHWM)", "time", "target ≤ 1.5 GB"],
     rows,
     notes: [
-      `Defaults: ENHANCE_WORKERS = ENHANCE_CONCURRENCY = ${os.availableParallelism()}, ENHANCE_QUEUE = 8, and the pixel budget (PIXEL_BUDGET_MB unset: the memory / 128 = ${fmt(defaultPixelBudgetBytes(processMemoryBytes()) / 2 ** 20, 0)} MiB here), which upload bytes and each decode's input and output pixels (${fmt(pixelBytesOf({ width: side, height: side, channels: 3 }, { ...target, channels: 3 }) / 2 ** 20, 0)} MiB each here) take from. Waiting work holds its compressed upload; a decode waits while its pixels do not fit.`,
+      `Defaults: ENHANCE_WORKERS = ENHANCE_CONCURRENCY = ${os.availableParallelism()}, ENHANCE_QUEUE = 8, and the pixel budget (PIXEL_BUDGET_MB unset: the memory / 160 = ${fmt(defaultPixelBudgetBytes(processMemoryBytes()) / 2 ** 20, 0)} MiB here), which upload bytes and each decode's input and output pixels (${fmt(pixelBytesOf({ width: side, height: side, channels: 3 }, { ...target, channels: 3 }) / 2 ** 20, 0)} MiB each here) take from. Waiting work holds its compressed upload; a decode waits while its pixels do not fit.`,
     ],
   };
 }

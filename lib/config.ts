@@ -436,14 +436,14 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
 const MIB = 1024 * 1024;
 
 /**
- * The default pixel budget: a 128th of the memory this process may use (192 MiB on 24 GiB), within 128 MiB and
+ * The default pixel budget: a 160th of the memory this process may use (150 MiB on 23.5 GiB), within 128 MiB and
  * 4 GiB. Image work should take at most a sixteenth of the memory, and each byte the budget counts (a decode's input
- * and output once, an upload's bytes) costs up to about eight bytes of working memory while the image is enhanced:
- * the decoded input in shared memory, the network's output, the finish's sharpened and base images and the encoder's
- * buffers (measured by `npm run bench -- --memory-only`).
+ * and output once, an upload's bytes) costs up to about ten bytes of working memory while the image is enhanced:
+ * the decoded input in shared memory, the network's output, the finish's sharpened and base images, the encoder's
+ * buffers, and garbage not collected yet (about six measured by `npm run bench -- --memory-only`, four for margin).
  */
 export function defaultPixelBudgetBytes(memoryBytes: number): number {
-  return Math.min(4096 * MIB, Math.max(128 * MIB, Math.floor(memoryBytes / 128 / MIB) * MIB));
+  return Math.min(4096 * MIB, Math.max(128 * MIB, Math.floor(memoryBytes / 160 / MIB) * MIB));
 }
 
 /** The memory this process may use: the machine's, or less where a cgroup (a container) limits it. */
