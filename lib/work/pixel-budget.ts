@@ -76,8 +76,8 @@ export class PixelBudget {
         },
       };
       const onAbort = () => waiter.refuse(signal?.reason ?? new Error("aborted"));
+      // Not unref'd: a waiting decode is work in flight, as the request that waits on it.
       const timer = setTimeout(() => waiter.refuse(this.busy()), this.options.maxWaitMs);
-      timer.unref?.();
       const settle = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
