@@ -505,78 +505,115 @@ export function statusOf(code: ErrorCode, body: Endpoint["errorBody"] = undefine
   return body === "openai" ? openaiAnswerOf(code).status : ERROR_CODES[code].status;
 }
 
+/** The Bearer key, the browser's own pages and an image's delete token. */
+const SECURITY_SCHEMES: JsonSchema = {
+  bearerAuth: {
+    type: "http",
+    scheme: "bearer",
+    description: "A Pro API key. Keys are issued from the waitlist.",
+  },
+  browser: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Requested-With",
+    description: "`XMLHttpRequest`: the app's own pages on the Free plan, counted per IP.",
+  },
+  deleteToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Delete-Token",
+    description: "The `delete_token` of one image, from the answer that created it; deletes only that image.",
+  },
+};
+
+/** The rate-limit headers an answer of `status` carries, as references (Retry-After only on 429 and 503). */
+function headerRefsFor(status: number): JsonSchema {
+  return Object.fromEntries(
+    RATE_LIMIT_HEADERS.filter((h) => h.name !== "Retry-After" || status === 429 || status === 503).map((h) => [
+      h.name,
+      { $ref: `#/components/headers/${h.name}` },
+    ]),
+  );
+}
+
+/** What one operation builds on: the component schemas so far and the two error bodies' references. */
+type Components = { schemas: Record<string, JsonSchema>; errorRef: JsonSchema; openaiErrorRef: JsonSchema };
+
+/** An endpoint's answers: 200, 202 when it runs async, and one entry per error status with the codes it shares. */
+function responsesOf(ep: Endpoint, c: Components): Record<string, JsonSchema> {
+  const responses: Record<string, JsonSchema> = {
+    "200": {
+      description: "Success.",
+      headers: headerRefsFor(200),
+      content: {
+        [ep.responseType ?? "application/json"]: {
+          schema: ep.responseType ? { type: "string" } : toComponent(ep.response, "output", c.schemas),
+        },
+      },
+    },
+  };
+  if (ep.async) {
+    responses["202"] = {
+      description: "Accepted as an async job (`Prefer: respond-async`, or a `webhook_url`).",
+      headers: {
+        ...headerRefsFor(202),
+        "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
+        Location: { description: "/api/jobs/{id}", schema: { type: "string" } },
+      },
+      content: { "application/json": { schema: toComponent(jobAcceptedSchema, "output", c.schemas) } },
+    };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ep.errors) {
+    const status = statusOf(code, ep.errorBody);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of byStatus) {
+    responses[String(status)] = {
+      description: `Error: ${codes.map((code) => (ep.errorBody === "openai" ? openaiAnswerOf(code).code : code)).join(", ")}.`,
+      headers: headerRefsFor(status),
+      content: { "application/json": { schema: ep.errorBody === "openai" ? c.openaiErrorRef : c.errorRef } },
+    };
+  }
+  return responses;
+}
+
+/** One endpoint's operation: its answers, security, curl sample, request body and parameters. */
+function operationOf(ep: Endpoint, origin: string, c: Components): JsonSchema {
+  const operation: JsonSchema = {
+    operationId: operationIdOf(ep),
+    summary: ep.summary,
+    description: ep.description,
+    security: SECURITY[ep.auth],
+    responses: responsesOf(ep, c),
+    "x-codeSamples": [{ lang: "curl", source: ep.curl(origin) }],
+  };
+  if (ep.request) {
+    const media: JsonSchema = { schema: toComponent(ep.request.schema, "input", c.schemas) };
+    if (ep.request.example) media.example = ep.request.example;
+    const content: JsonSchema = { [ep.request.contentType]: media };
+    if (ep.request.multipart) {
+      content["multipart/form-data"] = { schema: toComponent(ep.request.multipart, "input", c.schemas) };
+    }
+    operation.requestBody = { required: true, content };
+  }
+  const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.parameters ?? [])];
+  if (parameters.length > 0) operation.parameters = parameters;
+  return operation;
+}
+
 export function buildOpenApi(origin: string): JsonSchema {
   const schemas: Record<string, JsonSchema> = {};
-  const errorRef = toComponent(errorBodySchema, "output", schemas);
-  const openaiErrorRef = toComponent(openaiErrorSchema, "output", schemas);
+  const c: Components = {
+    schemas,
+    errorRef: toComponent(errorBodySchema, "output", schemas),
+    openaiErrorRef: toComponent(openaiErrorSchema, "output", schemas),
+  };
   const headers = Object.fromEntries(
     RATE_LIMIT_HEADERS.map((h) => [h.name, { description: h.description, schema: h.schema }]),
   );
-  const refsFor = (status: number) =>
-    Object.fromEntries(
-      RATE_LIMIT_HEADERS.filter((h) => h.name !== "Retry-After" || status === 429 || status === 503).map((h) => [
-        h.name,
-        { $ref: `#/components/headers/${h.name}` },
-      ]),
-    );
-
   const paths: Record<string, JsonSchema> = {};
-  for (const ep of ENDPOINTS) {
-    const responses: Record<string, JsonSchema> = {
-      "200": {
-        description: "Success.",
-        headers: refsFor(200),
-        content: {
-          [ep.responseType ?? "application/json"]: {
-            schema: ep.responseType ? { type: "string" } : toComponent(ep.response, "output", schemas),
-          },
-        },
-      },
-    };
-    if (ep.async) {
-      responses["202"] = {
-        description: "Accepted as an async job (`Prefer: respond-async`, or a `webhook_url`).",
-        headers: {
-          ...refsFor(202),
-          "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
-          Location: { description: "/api/jobs/{id}", schema: { type: "string" } },
-        },
-        content: { "application/json": { schema: toComponent(jobAcceptedSchema, "output", schemas) } },
-      };
-    }
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of ep.errors) {
-      const status = statusOf(code, ep.errorBody);
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-    }
-    for (const [status, codes] of byStatus) {
-      responses[String(status)] = {
-        description: `Error: ${codes.map((c) => (ep.errorBody === "openai" ? openaiAnswerOf(c).code : c)).join(", ")}.`,
-        headers: refsFor(status),
-        content: { "application/json": { schema: ep.errorBody === "openai" ? openaiErrorRef : errorRef } },
-      };
-    }
-    const operation: JsonSchema = {
-      operationId: operationIdOf(ep),
-      summary: ep.summary,
-      description: ep.description,
-      security: SECURITY[ep.auth],
-      responses,
-      "x-codeSamples": [{ lang: "curl", source: ep.curl(origin) }],
-    };
-    if (ep.request) {
-      const media: JsonSchema = { schema: toComponent(ep.request.schema, "input", schemas) };
-      if (ep.request.example) media.example = ep.request.example;
-      const content: JsonSchema = { [ep.request.contentType]: media };
-      if (ep.request.multipart) {
-        content["multipart/form-data"] = { schema: toComponent(ep.request.multipart, "input", schemas) };
-      }
-      operation.requestBody = { required: true, content };
-    }
-    const parameters = [...(ep.async ? ASYNC_PARAMETERS : []), ...(ep.parameters ?? [])];
-    if (parameters.length > 0) operation.parameters = parameters;
-    paths[ep.path] = { ...paths[ep.path], [ep.method]: operation };
-  }
+  for (const ep of ENDPOINTS) paths[ep.path] = { ...paths[ep.path], [ep.method]: operationOf(ep, origin, c) };
   describePromptLength(schemas);
   allowExtraFields(schemas);
 
@@ -592,28 +629,6 @@ export function buildOpenApi(origin: string): JsonSchema {
     },
     servers: [{ url: origin }],
     paths,
-    components: {
-      schemas,
-      headers,
-      securitySchemes: {
-        bearerAuth: {
-          type: "http",
-          scheme: "bearer",
-          description: "A Pro API key. Keys are issued from the waitlist.",
-        },
-        browser: {
-          type: "apiKey",
-          in: "header",
-          name: "X-Requested-With",
-          description: "`XMLHttpRequest`: the app's own pages on the Free plan, counted per IP.",
-        },
-        deleteToken: {
-          type: "apiKey",
-          in: "header",
-          name: "X-Delete-Token",
-          description: "The `delete_token` of one image, from the answer that created it; deletes only that image.",
-        },
-      },
-    },
+    components: { schemas, headers, securitySchemes: SECURITY_SCHEMES },
   };
 }

@@ -64,15 +64,8 @@ export function KeysPanel({ mailEnabled }: { mailEnabled: boolean }) {
   );
 }
 
-function KeyRowView({
-  row,
-  onChanged,
-  onError,
-}: {
-  row: KeyRow;
-  onChanged: () => Promise<void>;
-  onError: (t: string) => void;
-}) {
+/** A key row's editing state and its one step: run an admin call, report a refusal, and reload. */
+function useKeyRow(row: KeyRow, onChanged: () => Promise<void>, onError: (t: string) => void) {
   const [editing, setEditing] = useState(false);
   const [limit, setLimit] = useState(String(row.daily_limit));
   const [confirming, setConfirming] = useState(false);
@@ -95,7 +88,142 @@ function KeyRowView({
     if (!Number.isInteger(n) || n < 0) return onError("A daily limit is a whole number, 0 or more.");
     void run(() => adminApi.setLimit(row.id, n));
   };
+  return {
+    editing,
+    setEditing,
+    limit,
+    setLimit,
+    confirming,
+    setConfirming,
+    deleteImages,
+    setDeleteImages,
+    busy,
+    run,
+    saveLimit,
+  };
+}
 
+type KeyRowState = ReturnType<typeof useKeyRow>;
+
+function LimitCell({ row, k }: { row: KeyRow; k: KeyRowState }) {
+  const { editing, saveLimit, limit, setLimit, busy, run } = k;
+  if (!editing) {
+    return (
+      <span className="tabular-nums">
+        {row.daily_limit.toLocaleString("en-US")}
+        {row.default_limit && <span className="text-stone-600 dark:text-stone-400"> (default)</span>}
+      </span>
+    );
+  }
+  return (
+    <form onSubmit={saveLimit} className="flex items-center gap-1">
+      <label className="sr-only" htmlFor={`limit-${row.id}`}>
+        Daily limit for {row.label}
+      </label>
+      <input
+        id={`limit-${row.id}`}
+        type="number"
+        min={0}
+        step={1}
+        value={limit}
+        onChange={(e) => setLimit(e.target.value)}
+        className={`${textInput} w-24 px-2 py-1 text-sm`}
+      />
+      <button type="submit" className={smallButton} disabled={busy}>
+        Save
+      </button>
+      {!row.default_limit && (
+        <button
+          type="button"
+          className={smallButton}
+          disabled={busy}
+          onClick={() => run(() => adminApi.setLimit(row.id, null))}
+        >
+          Default
+        </button>
+      )}
+    </form>
+  );
+}
+
+function KeyRowActions({ row, k }: { row: KeyRow; k: KeyRowState }) {
+  const { editing, setEditing, confirming, setConfirming, busy } = k;
+  return (
+    <div className="flex justify-end gap-1 whitespace-nowrap">
+      {!editing && (
+        <button
+          type="button"
+          className={smallButton}
+          onClick={() => setEditing(true)}
+          aria-label={`Change the daily limit of ${row.label}`}
+        >
+          Limit
+        </button>
+      )}
+      {!row.revoked_at &&
+        (confirming ? (
+          <button type="button" className={smallButton} disabled={busy} onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        ) : (
+          <button
+            type="button"
+            className={smallButton}
+            onClick={() => setConfirming(true)}
+            aria-label={`Revoke ${row.label}`}
+          >
+            Revoke
+          </button>
+        ))}
+    </div>
+  );
+}
+
+function RevokeConfirmRow({ row, k }: { row: KeyRow; k: KeyRowState }) {
+  const { deleteImages, setDeleteImages, busy, run } = k;
+  return (
+    <tr className="bg-red-50/60 dark:bg-red-950/30" data-key-id={row.id}>
+      <td colSpan={10} className="px-3 py-3">
+        {/* Sticky, so the question stays in view however far the table is scrolled sideways. */}
+        <fieldset className="sticky left-3 flex w-fit max-w-[calc(100vw-4rem)] flex-wrap items-center gap-x-4 gap-y-2">
+          <legend className="sr-only">Revoke {row.label}</legend>
+          <p className="text-sm">
+            Revoke <strong className="[overflow-wrap:anywhere]">{row.label}</strong>? Its next request is refused.
+          </p>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="checkbox"
+              checked={deleteImages}
+              onChange={(e) => setDeleteImages(e.target.checked)}
+              className="size-4 accent-red-700"
+            />
+            Also delete its images
+          </label>
+          <button
+            type="button"
+            className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
+            disabled={busy}
+            onClick={() => run(() => adminApi.revoke(row.id, deleteImages))}
+          >
+            {busy && <Spinner className="size-3" />}
+            {deleteImages ? "Confirm revoke and delete images" : "Confirm revoke"}
+          </button>
+        </fieldset>
+      </td>
+    </tr>
+  );
+}
+
+function KeyRowView({
+  row,
+  onChanged,
+  onError,
+}: {
+  row: KeyRow;
+  onChanged: () => Promise<void>;
+  onError: (t: string) => void;
+}) {
+  const k = useKeyRow(row, onChanged, onError);
   const main = (
     <tr className="border-t border-stone-200 align-top dark:border-stone-800" data-key-id={row.id}>
       <td className="min-w-40 px-3 py-2 font-medium [overflow-wrap:anywhere]">{row.label}</td>
@@ -108,108 +236,21 @@ function KeyRowView({
       </td>
       <td className="px-3 py-2 tabular-nums">{row.usage_30d}</td>
       <td className="px-3 py-2">
-        {editing ? (
-          <form onSubmit={saveLimit} className="flex items-center gap-1">
-            <label className="sr-only" htmlFor={`limit-${row.id}`}>
-              Daily limit for {row.label}
-            </label>
-            <input
-              id={`limit-${row.id}`}
-              type="number"
-              min={0}
-              step={1}
-              value={limit}
-              onChange={(e) => setLimit(e.target.value)}
-              className={`${textInput} w-24 px-2 py-1 text-sm`}
-            />
-            <button type="submit" className={smallButton} disabled={busy}>
-              Save
-            </button>
-            {!row.default_limit && (
-              <button
-                type="button"
-                className={smallButton}
-                disabled={busy}
-                onClick={() => run(() => adminApi.setLimit(row.id, null))}
-              >
-                Default
-              </button>
-            )}
-          </form>
-        ) : (
-          <span className="tabular-nums">
-            {row.daily_limit.toLocaleString("en-US")}
-            {row.default_limit && <span className="text-stone-600 dark:text-stone-400"> (default)</span>}
-          </span>
-        )}
+        <LimitCell row={row} k={k} />
       </td>
       <td className="px-3 py-2">
         <StatusBadge status={row.revoked_at ? "revoked" : "active"} />
       </td>
       <td className="px-3 py-2">
-        <div className="flex justify-end gap-1 whitespace-nowrap">
-          {!editing && (
-            <button
-              type="button"
-              className={smallButton}
-              onClick={() => setEditing(true)}
-              aria-label={`Change the daily limit of ${row.label}`}
-            >
-              Limit
-            </button>
-          )}
-          {!row.revoked_at &&
-            (confirming ? (
-              <button type="button" className={smallButton} disabled={busy} onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            ) : (
-              <button
-                type="button"
-                className={smallButton}
-                onClick={() => setConfirming(true)}
-                aria-label={`Revoke ${row.label}`}
-              >
-                Revoke
-              </button>
-            ))}
-        </div>
+        <KeyRowActions row={row} k={k} />
       </td>
     </tr>
   );
-  if (!confirming || row.revoked_at) return main;
+  if (!k.confirming || row.revoked_at) return main;
   return (
     <>
       {main}
-      <tr className="bg-red-50/60 dark:bg-red-950/30" data-key-id={row.id}>
-        <td colSpan={10} className="px-3 py-3">
-          {/* Sticky, so the question stays in view however far the table is scrolled sideways. */}
-          <fieldset className="sticky left-3 flex w-fit max-w-[calc(100vw-4rem)] flex-wrap items-center gap-x-4 gap-y-2">
-            <legend className="sr-only">Revoke {row.label}</legend>
-            <p className="text-sm">
-              Revoke <strong className="[overflow-wrap:anywhere]">{row.label}</strong>? Its next request is refused.
-            </p>
-            <label className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                checked={deleteImages}
-                onChange={(e) => setDeleteImages(e.target.checked)}
-                className="size-4 accent-red-700"
-              />
-              Also delete its images
-            </label>
-            <button
-              type="button"
-              className={`${smallButton} border-red-600 text-red-800 dark:border-red-400 dark:text-red-200`}
-              disabled={busy}
-              onClick={() => run(() => adminApi.revoke(row.id, deleteImages))}
-            >
-              {busy && <Spinner className="size-3" />}
-              {deleteImages ? "Confirm revoke and delete images" : "Confirm revoke"}
-            </button>
-          </fieldset>
-        </td>
-      </tr>
+      <RevokeConfirmRow row={row} k={k} />
     </>
   );
 }

@@ -20,7 +20,8 @@ const STACKS = [
   { key: "enhance/pro", label: "Enhance · Pro", color: COLORS.rust },
 ];
 
-export function OverviewPanel() {
+/** The usage and the service's state now, read together on load, every 30 seconds and on Refresh. */
+function useOverview() {
   const [usage, setUsage] = useState<AdminUsage | null>(null);
   const [now, setNow] = useState<Overview | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -39,9 +40,114 @@ export function OverviewPanel() {
     const timer = window.setInterval(() => void load(), REFRESH_MS);
     return () => window.clearInterval(timer);
   }, [load]);
+  return { usage, now, error, loadedAt, load };
+}
 
-  const days = usage?.days ?? [];
+/** The last 30 days in charts: requests by endpoint and plan, outcomes, and each model's share. */
+function UsageCharts({ days, models }: { days: AdminUsage["days"]; models: Map<string, number> }) {
   const labels = days.map((d) => d.date);
+  return (
+    <>
+      <section className={`${panel} p-4 sm:p-5`} aria-label="Requests per day">
+        <StackedBars
+          title="Requests per day, by endpoint and plan"
+          labels={labels}
+          testId="chart-requests"
+          series={STACKS.map((s) => ({ ...s, values: days.map((d) => d.by_endpoint_plan[s.key] ?? 0) }))}
+        />
+      </section>
+      <section className={`${panel} p-4 sm:p-5`} aria-label="Outcomes per day">
+        <StackedBars
+          title="Success and failure per day"
+          labels={labels}
+          testId="chart-outcomes"
+          series={[
+            { key: "succeeded", label: "Succeeded", color: COLORS.green, values: days.map((d) => d.succeeded) },
+            { key: "failed", label: "Failed", color: COLORS.red, values: days.map((d) => d.failed) },
+            {
+              key: "refused",
+              label: "Refused (input, filter, quota)",
+              color: COLORS.grey,
+              values: days.map((d) => d.refused),
+            },
+          ]}
+        />
+      </section>
+      <section className={`${panel} p-4 sm:p-5`} aria-label="Models">
+        <ShareBars
+          title="Share of each model, 30 days"
+          testId="chart-models"
+          items={[...models].map(([label, value]) => ({ label, value }))}
+        />
+      </section>
+    </>
+  );
+}
+
+/** The service now: queues, the Free plan's global caps today, and the image library. */
+function NowSection({ now }: { now: Overview | null }) {
+  return (
+    <section className={`${panel} space-y-5 p-4 sm:p-5`} aria-label="Now">
+      <div>
+        <h2 className="text-sm font-semibold">Queues now (this instance)</h2>
+        {now && (
+          <div className="mt-3 grid gap-4 sm:grid-cols-2">
+            <Gauge
+              label="Generations running"
+              used={now.queues.generate.running}
+              limit={now.queues.generate.concurrency}
+              detail={`${now.queues.generate.queued} waiting of ${now.queues.generate.max_queued}`}
+              testId="queue-generate"
+            />
+            <Gauge
+              label="Enhancements running"
+              used={now.queues.enhance.running}
+              limit={now.queues.enhance.concurrency}
+              detail={`${now.queues.enhance.queued} waiting of ${now.queues.enhance.max_queued}`}
+            />
+          </div>
+        )}
+      </div>
+      <div>
+        <h2 className="text-sm font-semibold">Free plan&apos;s global caps, today</h2>
+        {now && (
+          <div className="mt-3 grid gap-4 sm:grid-cols-2">
+            {(["generate", "enhance"] as const).map((e) => {
+              const cap = now.free_caps[e];
+              const label = e === "generate" ? "Free generations" : "Free enhancements";
+              return cap ? (
+                <Gauge key={e} label={label} used={cap.used} limit={cap.limit} testId={`cap-${e}`} />
+              ) : (
+                <p key={e} className="text-sm">
+                  {label}: no global cap
+                </p>
+              );
+            })}
+          </div>
+        )}
+      </div>
+      <div>
+        <h2 className="text-sm font-semibold">Image library</h2>
+        {now?.images && (
+          <p className="mt-2 text-sm" data-testid="images-overview">
+            {now.images.stored === null ? "Stored images: unknown" : `${now.images.stored} images stored`}
+            {" · "}
+            {now.images.retention_days > 0 ? `kept ${now.images.retention_days} days` : "kept until deleted"}
+            {" · "}
+            {now.images.sweeps.lastRunAt
+              ? `last sweep ${new Date(now.images.sweeps.lastRunAt).toLocaleString()} removed ${now.images.sweeps.lastRemoved} (${now.images.sweeps.totalRemoved} since this instance started)`
+              : "no sweep on this instance yet"}
+            {now.images.sweeps.lastError && ` · last sweep failed: ${now.images.sweeps.lastError}`}
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+export function OverviewPanel() {
+  const { usage, now, error, loadedAt, load } = useOverview();
+  const days = usage?.days ?? [];
   const today = days.at(-1);
   const total = days.reduce((n, d) => n + d.total, 0);
   const succeeded = days.reduce((n, d) => n + d.succeeded, 0);
@@ -70,93 +176,8 @@ export function OverviewPanel() {
       {error && <Notice tone="error">{error}</Notice>}
 
       <div className="grid gap-6 lg:grid-cols-2">
-        <section className={`${panel} p-4 sm:p-5`} aria-label="Requests per day">
-          <StackedBars
-            title="Requests per day, by endpoint and plan"
-            labels={labels}
-            testId="chart-requests"
-            series={STACKS.map((s) => ({ ...s, values: days.map((d) => d.by_endpoint_plan[s.key] ?? 0) }))}
-          />
-        </section>
-        <section className={`${panel} p-4 sm:p-5`} aria-label="Outcomes per day">
-          <StackedBars
-            title="Success and failure per day"
-            labels={labels}
-            testId="chart-outcomes"
-            series={[
-              { key: "succeeded", label: "Succeeded", color: COLORS.green, values: days.map((d) => d.succeeded) },
-              { key: "failed", label: "Failed", color: COLORS.red, values: days.map((d) => d.failed) },
-              {
-                key: "refused",
-                label: "Refused (input, filter, quota)",
-                color: COLORS.grey,
-                values: days.map((d) => d.refused),
-              },
-            ]}
-          />
-        </section>
-        <section className={`${panel} p-4 sm:p-5`} aria-label="Models">
-          <ShareBars
-            title="Share of each model, 30 days"
-            testId="chart-models"
-            items={[...models].map(([label, value]) => ({ label, value }))}
-          />
-        </section>
-        <section className={`${panel} space-y-5 p-4 sm:p-5`} aria-label="Now">
-          <div>
-            <h2 className="text-sm font-semibold">Queues now (this instance)</h2>
-            {now && (
-              <div className="mt-3 grid gap-4 sm:grid-cols-2">
-                <Gauge
-                  label="Generations running"
-                  used={now.queues.generate.running}
-                  limit={now.queues.generate.concurrency}
-                  detail={`${now.queues.generate.queued} waiting of ${now.queues.generate.max_queued}`}
-                  testId="queue-generate"
-                />
-                <Gauge
-                  label="Enhancements running"
-                  used={now.queues.enhance.running}
-                  limit={now.queues.enhance.concurrency}
-                  detail={`${now.queues.enhance.queued} waiting of ${now.queues.enhance.max_queued}`}
-                />
-              </div>
-            )}
-          </div>
-          <div>
-            <h2 className="text-sm font-semibold">Free plan&apos;s global caps, today</h2>
-            {now && (
-              <div className="mt-3 grid gap-4 sm:grid-cols-2">
-                {(["generate", "enhance"] as const).map((e) => {
-                  const cap = now.free_caps[e];
-                  const label = e === "generate" ? "Free generations" : "Free enhancements";
-                  return cap ? (
-                    <Gauge key={e} label={label} used={cap.used} limit={cap.limit} testId={`cap-${e}`} />
-                  ) : (
-                    <p key={e} className="text-sm">
-                      {label}: no global cap
-                    </p>
-                  );
-                })}
-              </div>
-            )}
-          </div>
-          <div>
-            <h2 className="text-sm font-semibold">Image library</h2>
-            {now?.images && (
-              <p className="mt-2 text-sm" data-testid="images-overview">
-                {now.images.stored === null ? "Stored images: unknown" : `${now.images.stored} images stored`}
-                {" · "}
-                {now.images.retention_days > 0 ? `kept ${now.images.retention_days} days` : "kept until deleted"}
-                {" · "}
-                {now.images.sweeps.lastRunAt
-                  ? `last sweep ${new Date(now.images.sweeps.lastRunAt).toLocaleString()} removed ${now.images.sweeps.lastRemoved} (${now.images.sweeps.totalRemoved} since this instance started)`
-                  : "no sweep on this instance yet"}
-                {now.images.sweeps.lastError && ` · last sweep failed: ${now.images.sweeps.lastError}`}
-              </p>
-            )}
-          </div>
-        </section>
+        <UsageCharts days={days} models={models} />
+        <NowSection now={now} />
       </div>
       <section className={`${panel} p-4 sm:p-5`} aria-labelledby="routes-title">
         <h2 id="routes-title" className="text-sm font-semibold">

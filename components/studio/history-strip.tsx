@@ -31,9 +31,69 @@ type Props = {
 
 const smallButton = `${secondaryButton} px-2 py-1 text-xs`;
 
+/** One history item: its thumbnail (which shows it), prompt and settings, expiry, and its actions. */
+function HistoryCard({ item, props }: { item: HistoryItem; props: Props }) {
+  const { currentIds, source, onSelect, onReuse, onEdit, onDelete, deleting } = props;
+  const canDelete = source === "key" || Boolean(item.deleteToken);
+  return (
+    <li className="flex w-44 shrink-0 snap-start flex-col rounded-lg border border-stone-200 bg-white p-1.5 has-[[aria-current=true]]:border-safelight-600 has-[[aria-current=true]]:ring-2 has-[[aria-current=true]]:ring-safelight-600/30 sm:w-48 dark:border-stone-800 dark:bg-stone-900 dark:has-[[aria-current=true]]:border-safelight-400">
+      <button
+        type="button"
+        onClick={() => onSelect(item)}
+        aria-current={currentIds.includes(item.id) ? "true" : undefined}
+        className="group block w-full rounded-md text-left"
+      >
+        <span className="block aspect-square overflow-hidden rounded-md bg-stone-200 dark:bg-stone-800">
+          {/* eslint-disable-next-line @next/next/no-img-element -- CDN thumbnails */}
+          <img src={item.url} alt="" loading="lazy" className="h-full w-full object-cover" />
+        </span>
+        <span className="mt-1.5 line-clamp-2 text-xs font-medium text-stone-900 dark:text-stone-100">
+          {item.prompt}
+        </span>
+        <span className="mt-0.5 line-clamp-2 text-[11px] text-stone-600 dark:text-stone-400">
+          {item.model} · {item.style} · {item.edit ? `edit ${item.edit.strength}` : item.ratio}
+          {item.seed !== undefined && ` · seed ${item.seed}`}
+        </span>
+      </button>
+      <ExpiryNote expiresAt={item.expiresAt} />
+      <div className="mt-1.5 flex flex-wrap gap-1.5">
+        <button
+          type="button"
+          className={smallButton}
+          onClick={() => onReuse(item)}
+          aria-label={`Reuse settings: ${item.prompt}`}
+          data-testid="reuse"
+        >
+          Reuse settings
+        </button>
+        <button
+          type="button"
+          className={smallButton}
+          onClick={() => onEdit(item)}
+          aria-label={`Edit image: ${item.prompt}`}
+          data-testid="history-edit"
+        >
+          Edit
+        </button>
+        {canDelete && (
+          <button
+            type="button"
+            className={`${smallButton} text-red-800 dark:text-red-200`}
+            onClick={() => onDelete(item)}
+            disabled={deleting !== null}
+            aria-label={`Delete image: ${item.prompt}`}
+            data-testid="delete"
+          >
+            {deleting === item.id ? <Spinner /> : "Delete"}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
 export function HistoryStrip(props: Props) {
-  const { items, currentIds, source, onSelect, onReuse, onEdit, onDelete, deleting, onClear, onLoadMore, loading } =
-    props;
+  const { items, source, onClear, onLoadMore, loading } = props;
   return (
     <section aria-labelledby="history-heading" className="mt-8">
       <div className="flex items-baseline justify-between gap-2">
@@ -62,67 +122,9 @@ export function HistoryStrip(props: Props) {
         </p>
       ) : (
         <ol className="mt-2 flex snap-x gap-3 overflow-x-auto pb-2" data-testid="history">
-          {items.map((item) => {
-            const canDelete = source === "key" || Boolean(item.deleteToken);
-            return (
-              <li
-                key={item.id}
-                className="flex w-44 shrink-0 snap-start flex-col rounded-lg border border-stone-200 bg-white p-1.5 has-[[aria-current=true]]:border-safelight-600 has-[[aria-current=true]]:ring-2 has-[[aria-current=true]]:ring-safelight-600/30 sm:w-48 dark:border-stone-800 dark:bg-stone-900 dark:has-[[aria-current=true]]:border-safelight-400"
-              >
-                <button
-                  type="button"
-                  onClick={() => onSelect(item)}
-                  aria-current={currentIds.includes(item.id) ? "true" : undefined}
-                  className="group block w-full rounded-md text-left"
-                >
-                  <span className="block aspect-square overflow-hidden rounded-md bg-stone-200 dark:bg-stone-800">
-                    {/* eslint-disable-next-line @next/next/no-img-element -- CDN thumbnails */}
-                    <img src={item.url} alt="" loading="lazy" className="h-full w-full object-cover" />
-                  </span>
-                  <span className="mt-1.5 line-clamp-2 text-xs font-medium text-stone-900 dark:text-stone-100">
-                    {item.prompt}
-                  </span>
-                  <span className="mt-0.5 line-clamp-2 text-[11px] text-stone-600 dark:text-stone-400">
-                    {item.model} · {item.style} · {item.edit ? `edit ${item.edit.strength}` : item.ratio}
-                    {item.seed !== undefined && ` · seed ${item.seed}`}
-                  </span>
-                </button>
-                <ExpiryNote expiresAt={item.expiresAt} />
-                <div className="mt-1.5 flex flex-wrap gap-1.5">
-                  <button
-                    type="button"
-                    className={smallButton}
-                    onClick={() => onReuse(item)}
-                    aria-label={`Reuse settings: ${item.prompt}`}
-                    data-testid="reuse"
-                  >
-                    Reuse settings
-                  </button>
-                  <button
-                    type="button"
-                    className={smallButton}
-                    onClick={() => onEdit(item)}
-                    aria-label={`Edit image: ${item.prompt}`}
-                    data-testid="history-edit"
-                  >
-                    Edit
-                  </button>
-                  {canDelete && (
-                    <button
-                      type="button"
-                      className={`${smallButton} text-red-800 dark:text-red-200`}
-                      onClick={() => onDelete(item)}
-                      disabled={deleting !== null}
-                      aria-label={`Delete image: ${item.prompt}`}
-                      data-testid="delete"
-                    >
-                      {deleting === item.id ? <Spinner /> : "Delete"}
-                    </button>
-                  )}
-                </div>
-              </li>
-            );
-          })}
+          {items.map((item) => (
+            <HistoryCard key={item.id} item={item} props={props} />
+          ))}
         </ol>
       )}
       {source === "key" && onLoadMore && (

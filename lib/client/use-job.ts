@@ -1,6 +1,15 @@
 // A page's one job at a time: submit it async, show where it is, cancel it, and pick it up again after a reload.
 "use client";
-import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  type Dispatch,
+  type RefObject,
+  type SetStateAction,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import type { JobProgress } from "@/lib/jobs/types";
 import type { ClientError, Quota } from "./api";
 import { describeJob, type JobKind, type JobPhase } from "./job-copy";
@@ -43,8 +52,28 @@ export type JobHandlers<T, M> = {
   onReattach?: (meta: M, startedAt: number) => void;
 };
 
-export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers<T, M>) {
-  const [state, setState] = useState<JobState | null>(null);
+/** What the job's steps share: this render's handlers, the state setter, and the job being followed. */
+type JobRefs<T, M> = {
+  handlersRef: RefObject<JobHandlers<T, M>>;
+  setState: Dispatch<SetStateAction<JobState | null>>;
+  busy: RefObject<boolean>;
+  follow: RefObject<AbortController | null>;
+  /** The job being followed; settling clears it, so an outcome seen twice (cancel answer and stream) counts once. */
+  active: RefObject<{ id: string; meta: M; auth: JobAuth } | null>;
+  lastLabel: RefObject<string>;
+};
+
+/** Back to no job: nothing shown, a new one may start, and the next label is announced afresh. */
+function becomeIdle<T, M>(r: JobRefs<T, M>): void {
+  r.setState(null);
+  r.busy.current = false;
+  r.lastLabel.current = "";
+}
+
+function useJobRefs<T, M>(
+  handlers: JobHandlers<T, M>,
+  setState: Dispatch<SetStateAction<JobState | null>>,
+): JobRefs<T, M> {
   const handlersRef = useRef(handlers);
   // Declared first, so the reattach effect below already sees this render's handlers.
   useEffect(() => {
@@ -52,54 +81,62 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
   });
   const busy = useRef(false);
   const follow = useRef<AbortController | null>(null);
-  /** The job being followed; settling clears it, so an outcome seen twice (cancel answer and stream) counts once. */
   const active = useRef<{ id: string; meta: M; auth: JobAuth } | null>(null);
   const lastLabel = useRef("");
+  // One object for the job's life, so the steps' callbacks (and the reattach effect) keep their identity.
+  return useMemo(() => ({ handlersRef, setState, busy, follow, active, lastLabel }), [setState]);
+}
 
+/** Announces a phase's label once, and settles a job's outcome once (with the quota read back when not a success). */
+function useSettle<T, M>(page: JobPage, kind: JobKind, r: JobRefs<T, M>) {
   const announceChange = useCallback(
     (phase: JobPhase, progress: JobProgress | null) => {
       const { label } = describeJob(kind, phase, progress);
-      if (label === lastLabel.current) return;
-      lastLabel.current = label;
-      handlersRef.current.onAnnounce(`${label}.`);
+      if (label === r.lastLabel.current) return;
+      r.lastLabel.current = label;
+      r.handlersRef.current.onAnnounce(`${label}.`);
     },
-    [kind],
+    [kind, r],
   );
 
   const settle = useCallback(
     async (id: string, meta: M, outcome: JobOutcome<T>) => {
-      if (outcome.status === "aborted" || active.current?.id !== id) return;
-      const { auth } = active.current;
-      active.current = null;
+      if (outcome.status === "aborted" || r.active.current?.id !== id) return;
+      const { auth } = r.active.current;
+      r.active.current = null;
       forgetJob(page, id);
-      const h = handlersRef.current;
+      const h = r.handlersRef.current;
       if (outcome.status === "succeeded") h.onSucceeded(outcome.result, meta);
       else if (outcome.status === "canceled") h.onCanceled(Boolean(outcome.job.started_at), meta);
       else if (outcome.status === "lost") h.onFailed({ ...outcome.error, code: "job_lost", requestId: id }, null);
       else h.onFailed({ ...outcome.error, requestId: id }, null);
-      setState(null);
-      busy.current = false;
-      lastLabel.current = "";
+      becomeIdle(r);
       // A failed or cancelled job may have given its unit back; the stream's answers carry no quota headers for it.
       if (outcome.status !== "succeeded") {
         const quota = await fetchQuota(kind, auth);
-        if (quota) handlersRef.current.onQuota(quota);
+        if (quota) r.handlersRef.current.onQuota(quota);
       }
     },
-    [page, kind],
+    [page, kind, r],
   );
+  return { announceChange, settle };
+}
 
-  const track = useCallback(
+type Settle<T, M> = ReturnType<typeof useSettle<T, M>>;
+
+/** Follows a job's events until it ends, showing and announcing its phase and progress. */
+function useTrack<T, M>(r: JobRefs<T, M>, { settle, announceChange }: Settle<T, M>) {
+  return useCallback(
     async (id: string, meta: M, auth: JobAuth) => {
-      follow.current?.abort();
+      r.follow.current?.abort();
       const controller = new AbortController();
-      follow.current = controller;
+      r.follow.current = controller;
       const outcome = await followJob<T>(id, {
         signal: controller.signal,
         auth,
         onState: (status, progress) => {
           if (status !== "queued" && status !== "running") return;
-          setState((s) =>
+          r.setState((s) =>
             s && s.jobId === id && s.phase !== "canceling" ? { ...s, phase: status, progress, cancelError: null } : s,
           );
           announceChange(status, progress);
@@ -107,75 +144,83 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
       });
       await settle(id, meta, outcome);
     },
-    [settle, announceChange],
+    [settle, announceChange, r],
   );
+}
 
-  const start = useCallback(
+type Track<M> = (id: string, meta: M, auth: JobAuth) => Promise<void>;
+
+/** Submits a job (answered at once, refused, or accepted and then followed and remembered for a reload). */
+function useStart<T, M>(page: JobPage, r: JobRefs<T, M>, track: Track<M>, { announceChange }: Settle<T, M>) {
+  return useCallback(
     async (path: string, init: RequestInit, meta: M) => {
-      if (busy.current) return;
-      busy.current = true;
+      if (r.busy.current) return;
+      r.busy.current = true;
       const startedAt = Date.now();
-      setState({ phase: "submitting", jobId: null, progress: null, startedAt, cancelError: null });
+      r.setState({ phase: "submitting", jobId: null, progress: null, startedAt, cancelError: null });
       announceChange("submitting", null);
       const res = await submitJob<T>(path, init);
-      if (res.quota) handlersRef.current.onQuota(res.quota);
+      if (res.quota) r.handlersRef.current.onQuota(res.quota);
       if (!res.ok || "result" in res) {
-        if (res.ok) handlersRef.current.onSucceeded(res.result, meta);
-        else handlersRef.current.onFailed(res.error, res.quota);
-        setState(null);
-        busy.current = false;
-        lastLabel.current = "";
+        if (res.ok) r.handlersRef.current.onSucceeded(res.result, meta);
+        else r.handlersRef.current.onFailed(res.error, res.quota);
+        becomeIdle(r);
         return;
       }
       const { id } = res.accepted;
       // The job is read with the credential it was made with (a pasted Pro key, or none).
       const auth = jobAuthOf(init.headers);
-      active.current = { id, meta, auth };
+      r.active.current = { id, meta, auth };
       rememberJob(page, { id, startedAt, meta, withKey: "Authorization" in auth });
-      setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
+      r.setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
       await track(id, meta, auth);
     },
-    [page, track, announceChange],
+    [page, track, announceChange, r],
   );
+}
 
-  const cancel = useCallback(async () => {
+/** Cancels the job shown, if it is queued or running; a refusal puts it back as it was, with the reason. */
+function useCancel<T, M>(state: JobState | null, r: JobRefs<T, M>, { settle, announceChange }: Settle<T, M>) {
+  return useCallback(async () => {
     const id = state?.jobId;
     if (!id || (state.phase !== "queued" && state.phase !== "running")) return;
     const previous = state.phase;
-    setState((s) => (s && s.jobId === id ? { ...s, phase: "canceling", cancelError: null } : s));
+    r.setState((s) => (s && s.jobId === id ? { ...s, phase: "canceling", cancelError: null } : s));
     announceChange("canceling", null);
-    const res = await cancelJob(id, active.current?.auth ?? {});
-    const job = active.current;
+    const res = await cancelJob(id, r.active.current?.auth ?? {});
+    const job = r.active.current;
     if (res.ok && job?.id === id) {
-      follow.current?.abort();
+      r.follow.current?.abort();
       await settle(id, job.meta, { status: "canceled", job: res.data });
       return;
     }
     // job_finished: it finished first, and the stream brings that outcome; anything else leaves the job as it was.
     if (!res.ok && res.error.code !== "job_finished") {
       const message = `Couldn't cancel: ${res.error.message}`;
-      setState((s) => (s && s.jobId === id ? { ...s, phase: previous, cancelError: message } : s));
-      handlersRef.current.onAnnounce(message);
+      r.setState((s) => (s && s.jobId === id ? { ...s, phase: previous, cancelError: message } : s));
+      r.handlersRef.current.onAnnounce(message);
     }
-  }, [state, announceChange, settle]);
+  }, [state, announceChange, settle, r]);
+}
 
-  // Reattach: read the job this tab remembered, then follow it, or settle it at once when it already finished.
+/** Reattach: read the job this tab remembered, then follow it, or settle it at once when it already finished. */
+function useReattach<T, M>(page: JobPage, r: JobRefs<T, M>, track: Track<M>, { settle, announceChange }: Settle<T, M>) {
   useEffect(() => {
     const pending = rememberedJob<M>(page);
     if (!pending) return;
     const { id, startedAt, meta } = pending;
     const auth = rememberedAuth(pending);
-    busy.current = true;
-    active.current = { id, meta, auth };
-    handlersRef.current.onReattach?.(meta, startedAt);
-    setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
+    r.busy.current = true;
+    r.active.current = { id, meta, auth };
+    r.handlersRef.current.onReattach?.(meta, startedAt);
+    r.setState({ phase: "queued", jobId: id, progress: null, startedAt, cancelError: null });
     let stopped = false;
     void readJob<T>(id, auth).then((res) => {
       if (stopped) return;
       if (res.ok) {
         const outcome = outcomeOf<T>(res.data);
         if (outcome) return settle(id, meta, outcome);
-        setState((s) =>
+        r.setState((s) =>
           s && s.jobId === id ? { ...s, phase: res.data.status as JobPhase, progress: res.data.progress } : s,
         );
         announceChange(res.data.status as JobPhase, res.data.progress);
@@ -186,11 +231,19 @@ export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers
     });
     return () => {
       stopped = true;
-      follow.current?.abort();
+      r.follow.current?.abort();
     };
-  }, [page, settle, track, announceChange]);
+  }, [page, settle, track, announceChange, r]);
+}
 
-  useEffect(() => () => follow.current?.abort(), []);
-
+export function useJob<T, M>(page: JobPage, kind: JobKind, handlers: JobHandlers<T, M>) {
+  const [state, setState] = useState<JobState | null>(null);
+  const r = useJobRefs(handlers, setState);
+  const steps = useSettle(page, kind, r);
+  const track = useTrack(r, steps);
+  const start = useStart(page, r, track, steps);
+  const cancel = useCancel(state, r, steps);
+  useReattach(page, r, track, steps);
+  useEffect(() => () => r.follow.current?.abort(), [r]);
   return { state, start, cancel };
 }

@@ -12,6 +12,11 @@ export function blendOver(base: RawImage, detail: Uint8Array, t: number, detailC
   return out;
 }
 
+/** The detail's 16-bit weight at strength t: 0 makes out exactly base, 65536 exactly detail (alpha from base). */
+export function detailWeight(t: number): number {
+  return Math.round(t * 65536);
+}
+
 /** The blend of pixels [from, to) into `out`, which may be `base` itself (each pixel is read before it is written). */
 export function blendInto(
   out: Uint8Array,
@@ -24,7 +29,7 @@ export function blendInto(
   to: number,
 ) {
   const ch = baseChannels;
-  const wb = Math.round(t * 65536);
+  const wb = detailWeight(t);
   const wa = 65536 - wb;
   const end = to * ch;
   for (let i = from * ch, j = from * detailChannels; i < end; i += ch, j += detailChannels) {

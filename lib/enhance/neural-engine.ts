@@ -1,5 +1,5 @@
-// Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength and encoded
-// there too (finish.ts).
+// Neural enhancement: super-resolution on the worker pool, blended with a lanczos3 resize by strength in bands across
+// the workers and encoded there too (finish.ts).
 import type { EnhancePackage } from "../catalog/enhance-modes";
 import { resizeLanczos } from "./finish";
 import type { ModelRef, Precision } from "./neural/protocol";
@@ -91,7 +91,7 @@ export function createNeuralEngine(opts: NeuralEngineOptions): EnhanceEngine {
         engine = `onnx:${info.label}`;
       }
       signal.throwIfAborted();
-      const out = await timed(profile, "finish on a worker: sharpen, base, blend, encode (wall)", () =>
+      const out = await timed(profile, "finish on the workers: sharpen, base, blend in bands, encode (wall)", () =>
         opts.upscaler.finish(image, detailSource, { width, height, strength, output }, { signal, group, profile }),
       );
       return { ...out, engine };

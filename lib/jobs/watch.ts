@@ -57,28 +57,28 @@ function forget(id: string, listener: JobListener, last: LastHeard, listeners: M
   }
 }
 
-export function createJobWatcher(
-  jobs: Pick<JobStore, "getMany">,
-  opts: { tickMs?: number; pushedTickMs?: number; coalesceMs?: number } = {},
-): JobWatcher & { close(): void } {
-  const pollTickMs = opts.tickMs ?? WATCH_TICK_MS;
-  const pushedTickMs = opts.pushedTickMs ?? PUSHED_TICK_MS;
-  let tickMs = pollTickMs;
-  const coalesceMs = opts.coalesceMs ?? PUSH_COALESCE_MS;
-  let pushTimer: NodeJS.Timeout | undefined;
-  const listeners = new Map<string, Set<JobListener>>();
-  /** The last record heard per job, as JSON: a tick that finds no change tells no one. */
-  const last: LastHeard = new Map();
-  let timer: NodeJS.Timeout | undefined;
+/** What the watcher's steps share: who listens to which job, what each last heard, and the tick's timer. */
+type WatchState = {
+  listeners: Map<string, Set<JobListener>>;
+  last: LastHeard;
+  tickMs: number;
+  timer: NodeJS.Timeout | undefined;
+};
+
+/**
+ * The reading loop: one read of every watched job per tick (none while no one watches), a poke reads at once, and
+ * a poke during a read reads once more right after it.
+ */
+function readingLoop(jobs: Pick<JobStore, "getMany">, s: WatchState) {
   let reading: Promise<void> | undefined;
   let again = false;
 
   const schedule = () => {
-    if (timer || listeners.size === 0) return;
-    timer = setTimeout(() => {
-      timer = undefined;
+    if (s.timer || s.listeners.size === 0) return;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
       void read();
-    }, tickMs);
+    }, s.tickMs);
   };
 
   const read = (): Promise<void> => {
@@ -87,10 +87,10 @@ export function createJobWatcher(
       return reading;
     }
     reading = (async () => {
-      const ids = [...listeners.keys()];
+      const ids = [...s.listeners.keys()];
       try {
         const found = ids.length > 0 ? await jobs.getMany(ids) : new Map<string, JobRecord>();
-        tellChanges(ids, found, last, listeners);
+        tellChanges(ids, found, s.last, s.listeners);
       } catch (err) {
         // A store hiccup: streams keep their last state and the next tick tries again.
         log.warn("job events: read failed", { jobs: ids.length, ...describeError(err) });
@@ -106,10 +106,25 @@ export function createJobWatcher(
   };
 
   const poke = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (listeners.size > 0) void read();
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    if (s.listeners.size > 0) void read();
   };
+  return { schedule, poke };
+}
+
+export function createJobWatcher(
+  jobs: Pick<JobStore, "getMany">,
+  opts: { tickMs?: number; pushedTickMs?: number; coalesceMs?: number } = {},
+): JobWatcher & { close(): void } {
+  const pollTickMs = opts.tickMs ?? WATCH_TICK_MS;
+  const pushedTickMs = opts.pushedTickMs ?? PUSHED_TICK_MS;
+  const coalesceMs = opts.coalesceMs ?? PUSH_COALESCE_MS;
+  let pushTimer: NodeJS.Timeout | undefined;
+  /** `last`: the last record heard per job, as JSON: a tick that finds no change tells no one. */
+  const s: WatchState = { listeners: new Map(), last: new Map(), tickMs: pollTickMs, timer: undefined };
+  const { listeners, last } = s;
+  const { schedule, poke } = readingLoop(jobs, s);
 
   return {
     watch(id, listener) {
@@ -122,8 +137,8 @@ export function createJobWatcher(
       return () => {
         forget(id, listener, last, listeners);
         if (listeners.size === 0) {
-          clearTimeout(timer);
-          timer = undefined;
+          clearTimeout(s.timer);
+          s.timer = undefined;
         }
       };
     },
@@ -137,8 +152,8 @@ export function createJobWatcher(
     },
     setPushed(live) {
       const next = live ? pushedTickMs : pollTickMs;
-      if (next === tickMs) return;
-      tickMs = next;
+      if (next === s.tickMs) return;
+      s.tickMs = next;
       // Pushes lost: read now and poll at the normal tick again. Pushes back: the next tick is a slow one.
       poke();
     },
@@ -147,8 +162,8 @@ export function createJobWatcher(
     },
     close() {
       clearTimeout(pushTimer);
-      clearTimeout(timer);
-      timer = undefined;
+      clearTimeout(s.timer);
+      s.timer = undefined;
       listeners.clear();
       last.clear();
     },

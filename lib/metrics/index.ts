@@ -7,12 +7,11 @@ import { processSingleton } from "@/lib/singleton";
 /** Seconds: from a cached status read to a slow provider chain. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-function createMetrics() {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const registers = [registry];
+type Registers = Registry[];
+
+/** HTTP requests, and sync and async work by outcome. */
+function requestMetrics(registers: Registers) {
   return {
-    registry,
     requests: new Counter({
       name: "darkroom_http_requests_total",
       help: "HTTP requests answered, by method, route pattern and status.",
@@ -45,6 +44,12 @@ function createMetrics() {
       labelNames: ["kind", "status"] as const,
       registers,
     }),
+  };
+}
+
+/** The BullMQ work tier's workers and queues. */
+function tierMetrics(registers: Registers) {
+  return {
     tierWorkers: new Gauge({
       name: "darkroom_tier_workers_alive",
       help: "Work tier (WORK_TIER=bullmq): worker processes whose heartbeat is current.",
@@ -79,6 +84,12 @@ function createMetrics() {
       help: "Work tier: jobs whose worker died or froze, so another ran them (a count kept in Redis).",
       registers,
     }),
+  };
+}
+
+/** The in-process work queues, and quota refusals. */
+function queueMetrics(registers: Registers) {
+  return {
     queueWaiting: new Gauge({
       name: "darkroom_queue_waiting",
       help: "Work waiting for a slot, per work queue.",
@@ -109,6 +120,12 @@ function createMetrics() {
       labelNames: ["plan", "endpoint"] as const,
       registers,
     }),
+  };
+}
+
+/** Provider routes, GPU pool servers and wrong operator tokens. */
+function routeMetrics(registers: Registers) {
+  return {
     routeAttempts: new Counter({
       name: "darkroom_route_attempts_total",
       help: "Provider and GPU route attempts, by route id and outcome (ok, moderated, failed, cancelled).",
@@ -139,6 +156,12 @@ function createMetrics() {
       labelNames: ["credential", "answer"] as const,
       registers,
     }),
+  };
+}
+
+/** Webhook deliveries, stored images and retention sweeps. */
+function deliveryMetrics(registers: Registers) {
+  return {
     webhooks: new Counter({
       name: "darkroom_webhook_deliveries_total",
       help: "Webhook delivery attempts, by outcome (delivered, retry, gave_up, refused, breaker_open).",
@@ -168,6 +191,20 @@ function createMetrics() {
       labelNames: ["outcome"] as const,
       registers,
     }),
+  };
+}
+
+function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    ...requestMetrics(registers),
+    ...tierMetrics(registers),
+    ...queueMetrics(registers),
+    ...routeMetrics(registers),
+    ...deliveryMetrics(registers),
   };
 }
 

@@ -51,12 +51,9 @@ export type S3StorageOptions = {
   maxAttempts?: number;
 };
 
-export function createS3Storage(opts: S3StorageOptions): ImageStorage {
-  const bucket = opts.bucket;
-  const prefix = opts.prefix ?? "";
-  const deadlineMs = opts.deadlineMs ?? 20_000;
+function s3ClientOf(opts: S3StorageOptions): S3Client {
   const checksums = opts.checksums ?? "WHEN_REQUIRED";
-  const client = new S3Client({
+  return new S3Client({
     region: opts.region ?? "us-east-1",
     ...(opts.endpoint && { endpoint: opts.endpoint }),
     forcePathStyle: opts.forcePathStyle ?? false,
@@ -68,9 +65,14 @@ export function createS3Storage(opts: S3StorageOptions): ImageStorage {
     // before the call's deadline.
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
   });
+}
+
+/** The bucket's object calls, each under the call deadline, every failure a StorageUnavailable. */
+function openBucket(opts: S3StorageOptions) {
+  const bucket = opts.bucket;
+  const deadlineMs = opts.deadlineMs ?? 20_000;
+  const client = s3ClientOf(opts);
   const call = <T>(run: (abortSignal: AbortSignal) => Promise<T>) => withDeadline(deadlineMs, run, asStorageError);
-  const imageKey = (file: string) => `${prefix}${file}`;
-  const tempKey = (key: string) => `${prefix}temp/${key}`;
 
   const putObject = async (key: string, bytes: Buffer, contentType: string, cacheControl?: string) => {
     const params = { Bucket: bucket, Key: key, Body: bytes, ContentType: contentType, CacheControl: cacheControl };
@@ -112,56 +114,73 @@ export function createS3Storage(opts: S3StorageOptions): ImageStorage {
   const deleteObject = (key: string) =>
     call((abortSignal) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), { abortSignal }));
 
+  const listObjects = (prefix: string, token: string | undefined) =>
+    call((abortSignal) =>
+      client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }), {
+        abortSignal,
+      }),
+    );
+
+  const check = () =>
+    call((abortSignal) => client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal })).then(() => {});
+
+  return { putObject, openObject, deleteObject, listObjects, check };
+}
+
+type Bucket = ReturnType<typeof openBucket>;
+
+/** Removes the objects under `prefix` last written before `before` (ms), page by page; returns how many. */
+async function sweepObjects(b: Bucket, prefix: string, before: number): Promise<number> {
+  let removed = 0;
+  let token: string | undefined;
+  do {
+    const page = await b.listObjects(prefix, token);
+    const old = (page.Contents ?? [])
+      .filter((o) => o.Key && o.LastModified && o.LastModified.getTime() < before)
+      .map((o) => o.Key as string);
+    // One DeleteObject each: the batch delete needs a Content-MD5 that some services insist on and the SDK
+    // no longer sends, and there are few temporary objects.
+    for (let i = 0; i < old.length; i += SWEEP_CONCURRENCY) {
+      await Promise.all(old.slice(i, i + SWEEP_CONCURRENCY).map(b.deleteObject));
+    }
+    removed += old.length;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return removed;
+}
+
+export function createS3Storage(opts: S3StorageOptions): ImageStorage {
+  const prefix = opts.prefix ?? "";
+  const b = openBucket(opts);
+  const imageKey = (file: string) => `${prefix}${file}`;
+  const tempKey = (key: string) => `${prefix}temp/${key}`;
   return {
     kind: "s3",
     async put(bytes, origin, format = "png") {
       const { name, file } = newImageFile(format);
-      await putObject(imageKey(file), bytes, OUTPUT_FORMATS[format].contentType, IMMUTABLE);
+      await b.putObject(imageKey(file), bytes, OUTPUT_FORMATS[format].contentType, IMMUTABLE);
       return { id: imageIdOf(name, file, format), url: `${opts.publicBase ?? `${origin}/cdn`}/${file}` };
     },
     async open(id) {
-      return isImageId(id) ? openObject(imageKey(fileOfImageId(id))) : null;
+      return isImageId(id) ? b.openObject(imageKey(fileOfImageId(id))) : null;
     },
     async delete(id) {
       // S3 answers a delete of an absent key with success, so deleting twice is a no-op.
-      if (isImageId(id)) await deleteObject(imageKey(fileOfImageId(id)));
+      if (isImageId(id)) await b.deleteObject(imageKey(fileOfImageId(id)));
     },
-    async check() {
-      await call((abortSignal) => client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal }));
-    },
+    check: b.check,
     temp: {
       async put(key, bytes) {
         if (!isTempKey(key)) throw new TypeError("invalid temporary key");
-        await putObject(tempKey(key), bytes, "application/octet-stream");
+        await b.putObject(tempKey(key), bytes, "application/octet-stream");
       },
       async open(key) {
-        return isTempKey(key) ? openObject(tempKey(key)) : null;
+        return isTempKey(key) ? b.openObject(tempKey(key)) : null;
       },
       async delete(key) {
-        if (isTempKey(key)) await deleteObject(tempKey(key));
+        if (isTempKey(key)) await b.deleteObject(tempKey(key));
       },
-      async sweep(before) {
-        let removed = 0;
-        let token: string | undefined;
-        do {
-          const page = await call((abortSignal) =>
-            client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: tempKey(""), ContinuationToken: token }), {
-              abortSignal,
-            }),
-          );
-          const old = (page.Contents ?? [])
-            .filter((o) => o.Key && o.LastModified && o.LastModified.getTime() < before)
-            .map((o) => o.Key as string);
-          // One DeleteObject each: the batch delete needs a Content-MD5 that some services insist on and the SDK
-          // no longer sends, and there are few temporary objects.
-          for (let i = 0; i < old.length; i += SWEEP_CONCURRENCY) {
-            await Promise.all(old.slice(i, i + SWEEP_CONCURRENCY).map(deleteObject));
-          }
-          removed += old.length;
-          token = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (token);
-        return removed;
-      },
+      sweep: (before) => sweepObjects(b, tempKey(""), before),
     },
   };
 }

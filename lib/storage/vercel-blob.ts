@@ -16,7 +16,7 @@ import { OUTPUT_FORMATS } from "@/lib/catalog/output-formats";
 import { StorageUnavailable } from "@/lib/errors";
 import { withDeadline } from "./deadline";
 import { extensionsPattern, isTempKey, newImageFile } from "./names";
-import type { ImageStorage } from "./types";
+import type { ImageStorage, OpenedImage } from "./types";
 
 /** Images are immutable (every put gets a new random name), so caches may keep them for a year. */
 const ONE_YEAR_S = 31_536_000;
@@ -43,43 +43,90 @@ const UNAVAILABLE = [
 /** Temporary objects live under this pathname prefix, with the caller's key as the name. */
 const TEMP_PREFIX = "darkroom-temp/";
 
+/** One store's token and the deadline every call to it runs under. */
+type BlobStore = {
+  token: string;
+  deadlineMs: number;
+  call: <T>(run: (abortSignal: AbortSignal) => Promise<T>) => Promise<T>;
+};
+
+/** Streams a blob by its exact pathname (never a caller-supplied URL); null when absent. */
+async function openPathname(store: BlobStore, pathname: string): Promise<OpenedImage | null> {
+  const { token, call } = store;
+  let url: string;
+  try {
+    // The blob host is assigned by the service, so ask it rather than guess.
+    url = (await call((abortSignal) => head(pathname, { token, abortSignal }))).url;
+  } catch (err) {
+    if (err instanceof BlobNotFoundError) return null;
+    throw err;
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(store.deadlineMs) });
+  } catch (err) {
+    throw new StorageUnavailable("image storage did not answer", { cause: err });
+  }
+  if (res.status === 404 || !res.body) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.ok) {
+    await res.body.cancel();
+    throw new StorageUnavailable(`blob fetch failed: HTTP ${res.status}`);
+  }
+  const size = Number(res.headers.get("content-length"));
+  if (!Number.isSafeInteger(size) || size < 0) {
+    await res.body.cancel();
+    throw new StorageUnavailable("blob fetch gave no length");
+  }
+  return { size, stream: res.body };
+}
+
+/** The temporary objects: written under their key (overwritten), listed and removed in pages by the sweep. */
+function tempObjects(store: BlobStore): ImageStorage["temp"] {
+  const { token, call } = store;
+  return {
+    async put(key, bytes) {
+      if (!isTempKey(key)) throw new TypeError("invalid temporary key");
+      await call((abortSignal) =>
+        put(`${TEMP_PREFIX}${key}`, bytes, {
+          access: "public",
+          addRandomSuffix: false,
+          allowOverwrite: true,
+          contentType: "application/octet-stream",
+          token,
+          abortSignal,
+        }),
+      );
+    },
+    async open(key) {
+      return isTempKey(key) ? openPathname(store, `${TEMP_PREFIX}${key}`) : null;
+    },
+    async delete(key) {
+      if (!isTempKey(key)) return;
+      await call((abortSignal) => del(`${TEMP_PREFIX}${key}`, { token, abortSignal }));
+    },
+    async sweep(before) {
+      let removed = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await call((abortSignal) => list({ prefix: TEMP_PREFIX, cursor, token, abortSignal }));
+        const old = page.blobs.filter((b) => b.uploadedAt.getTime() < before).map((b) => b.url);
+        if (old.length > 0) await call((abortSignal) => del(old, { token, abortSignal }));
+        removed += old.length;
+        cursor = page.hasMore ? page.cursor : undefined;
+      } while (cursor);
+      return removed;
+    },
+  };
+}
+
 export function createVercelBlobStorage(opts: { token: string; deadlineMs?: number }): ImageStorage {
   const { token } = opts;
   const deadlineMs = opts.deadlineMs ?? BLOB_DEADLINE_MS;
   const call = <T>(run: (abortSignal: AbortSignal) => Promise<T>) => withDeadline(deadlineMs, run, asStorageError);
-
-  /** Streams a blob by its exact pathname (never a caller-supplied URL); null when absent. */
-  const openPathname = async (pathname: string) => {
-    let url: string;
-    try {
-      // The blob host is assigned by the service, so ask it rather than guess.
-      url = (await call((abortSignal) => head(pathname, { token, abortSignal }))).url;
-    } catch (err) {
-      if (err instanceof BlobNotFoundError) return null;
-      throw err;
-    }
-    let res: Response;
-    try {
-      res = await fetch(url, { signal: AbortSignal.timeout(deadlineMs) });
-    } catch (err) {
-      throw new StorageUnavailable("image storage did not answer", { cause: err });
-    }
-    if (res.status === 404 || !res.body) {
-      await res.body?.cancel();
-      return null;
-    }
-    if (!res.ok) {
-      await res.body.cancel();
-      throw new StorageUnavailable(`blob fetch failed: HTTP ${res.status}`);
-    }
-    const size = Number(res.headers.get("content-length"));
-    if (!Number.isSafeInteger(size) || size < 0) {
-      await res.body.cancel();
-      throw new StorageUnavailable("blob fetch gave no length");
-    }
-    return { size, stream: res.body };
-  };
-
+  const store: BlobStore = { token, deadlineMs, call };
   return {
     kind: "vercel-blob",
     async put(bytes, _origin, format = "png") {
@@ -99,7 +146,7 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
       return { id: blob.pathname, url: blob.url };
     },
     async open(id) {
-      return BLOB_ID.test(id) ? openPathname(id) : null;
+      return BLOB_ID.test(id) ? openPathname(store, id) : null;
     },
     async delete(id) {
       if (!BLOB_ID.test(id)) return;
@@ -113,40 +160,7 @@ export function createVercelBlobStorage(opts: { token: string; deadlineMs?: numb
         if (!(err instanceof BlobNotFoundError)) throw err;
       }
     },
-    temp: {
-      async put(key, bytes) {
-        if (!isTempKey(key)) throw new TypeError("invalid temporary key");
-        await call((abortSignal) =>
-          put(`${TEMP_PREFIX}${key}`, bytes, {
-            access: "public",
-            addRandomSuffix: false,
-            allowOverwrite: true,
-            contentType: "application/octet-stream",
-            token,
-            abortSignal,
-          }),
-        );
-      },
-      async open(key) {
-        return isTempKey(key) ? openPathname(`${TEMP_PREFIX}${key}`) : null;
-      },
-      async delete(key) {
-        if (!isTempKey(key)) return;
-        await call((abortSignal) => del(`${TEMP_PREFIX}${key}`, { token, abortSignal }));
-      },
-      async sweep(before) {
-        let removed = 0;
-        let cursor: string | undefined;
-        do {
-          const page = await call((abortSignal) => list({ prefix: TEMP_PREFIX, cursor, token, abortSignal }));
-          const old = page.blobs.filter((b) => b.uploadedAt.getTime() < before).map((b) => b.url);
-          if (old.length > 0) await call((abortSignal) => del(old, { token, abortSignal }));
-          removed += old.length;
-          cursor = page.hasMore ? page.cursor : undefined;
-        } while (cursor);
-        return removed;
-      },
-    },
+    temp: tempObjects(store),
   };
 }
 

@@ -1,7 +1,7 @@
 // Messages between the enhance engine and its inference workers. Pixels live in SharedArrayBuffers the workers read
 // and write in place, so the main thread never copies a tile, blends a pixel or encodes an image.
 import type { OutputEncoding } from "../../catalog/output-formats";
-import type { FinishTimings } from "../finish";
+import type { Band, FinishTimings } from "../finish";
 import type { PackageName } from "./package-models";
 import type { Tile } from "./tiles";
 
@@ -48,10 +48,16 @@ export type SrTask =
       input: SharedImage;
       detailSource: SharedImage;
       strength: number;
-      /** Target size, the input's channels: the worker writes the blended pixels into it. */
+      /** Target size, the input's channels: the worker writes the blended pixels of `band` into it. */
       out: SharedImage;
-      /** When given, the worker also encodes `out`: the bytes come back transferred, not copied. */
-      output?: OutputEncoding;
+      /** The rows this job finishes (finish.ts: each worker a band, the bands together the whole target). */
+      band: Band;
+    }
+  | {
+      type: "encode";
+      /** The finished pixels; the encoded bytes come back transferred, not copied. */
+      out: SharedImage;
+      output: OutputEncoding;
     }
   | { type: "sessions" };
 
@@ -67,7 +73,7 @@ export type ModelInfo = {
 /** A tile job's answer: its worker time in ms, by stage (cut out, to tensor, network, to pixels, placed). */
 export type TileProfile = { cut: number; toTensor: number; network: number; toPixels: number; place: number };
 
-/** A finish job's answer: the encoded bytes (if asked for) and its worker time in ms by stage. */
+/** A finish or encode job's answer: its worker time in ms by stage, and an encode's bytes. */
 export type FinishResult = { encoded?: Uint8Array; timings: FinishTimings };
 
 /** Pool envelope: `ready` once the worker has loaded its runtime, then one reply per job id. */

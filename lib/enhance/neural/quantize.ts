@@ -150,14 +150,11 @@ function floatsOf(t: OnnxTensor): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-/**
- * The QDQ graph. `ranges` holds the calibrated [min, max] of every tensor quantizedTensors() names, except the
- * graph input, which is RGB in [0, 1] from 8-bit pixels: scale 1/255 represents it exactly.
- */
-export function quantizeModel(model: OnnxModel, ranges: Map<string, Range>, opts: QuantizeOptions): OnnxModel {
-  const inits = new Map(model.initializers.map((t) => [t.name, t]));
-  const tensors = quantizedTensors(model);
-  const params = new Map<string, { scale: number; zeroPoint: number }>();
+type QParams = { scale: number; zeroPoint: number };
+
+/** Each quantized tensor's uint8 parameters: the input's exact 1/255, a layout op's input's, else its calibrated range. */
+function tensorParams(model: OnnxModel, tensors: string[], ranges: Map<string, Range>): Map<string, QParams> {
+  const params = new Map<string, QParams>();
   const prod = producers(model);
   const inputNames = new Set(model.inputs.map((i) => i.name));
   for (const t of tensors) {
@@ -170,95 +167,116 @@ export function quantizeModel(model: OnnxModel, ranges: Map<string, Range>, opts
       params.set(t, activationParams(r));
     }
   }
+  return params;
+}
 
-  const newInits: OnnxTensor[] = [];
-  const qdq: OnnxNode[] = [];
-  const dqName = (t: string) => `${t}__dq`;
-  const qParams = (t: string) => {
-    const p = need(params, t);
-    const s = `${t}__qs`;
-    const z = `${t}__qz`;
-    newInits.push(toFloatTensor(s, [], new Float32Array([p.scale])), u8(z, [], new Uint8Array([p.zeroPoint])));
-    return [s, z];
-  };
-  /** Q then DQ right after the tensor's producer; readers take the DQ output. */
-  const addPair = (t: string) => {
-    const [s, z] = qParams(t);
-    return [
-      { name: `${t}__quantize`, opType: "QuantizeLinear", inputs: [t, s, z], outputs: [`${t}__q`] },
-      { name: `${t}__dequantize`, opType: "DequantizeLinear", inputs: [`${t}__q`, s, z], outputs: [dqName(t)] },
-    ] satisfies OnnxNode[];
-  };
+/** What the rewrite adds beside the rewritten nodes: initializers, the weights' DQ nodes, the float inits replaced. */
+type Additions = { inits: OnnxTensor[]; qdq: OnnxNode[]; used: Set<string> };
 
+const dqName = (t: string) => `${t}__dq`;
+
+/** Q then DQ right after the tensor's producer; readers take the DQ output. */
+function qdqPair(t: string, p: QParams, add: Additions): OnnxNode[] {
+  const s = `${t}__qs`;
+  const z = `${t}__qz`;
+  add.inits.push(toFloatTensor(s, [], new Float32Array([p.scale])), u8(z, [], new Uint8Array([p.zeroPoint])));
+  return [
+    { name: `${t}__quantize`, opType: "QuantizeLinear", inputs: [t, s, z], outputs: [`${t}__q`] },
+    { name: `${t}__dequantize`, opType: "DequantizeLinear", inputs: [`${t}__q`, s, z], outputs: [dqName(t)] },
+  ];
+}
+
+/** A per-output-channel DequantizeLinear of an initializer, whose output the conv reads instead of the float one. */
+function dequantizeInit(name: string, add: Additions): string {
+  add.qdq.push({
+    name: `${name}__dequantize`,
+    opType: "DequantizeLinear",
+    inputs: [name, `${name}__s`, `${name}__z`],
+    outputs: [dqName(name)],
+    attrs: [{ name: "axis", type: "int", value: 0 }],
+  });
+  return dqName(name);
+}
+
+/**
+ * A convolution's weights as int8 per output channel (or uint8 around 128) and its bias as int32 at input scale ×
+ * weight scale, each through a DequantizeLinear: the rewritten conv's inputs.
+ */
+function quantizeConv(
+  n: OnnxNode,
+  inputs: string[],
+  inits: Map<string, OnnxTensor>,
+  inputScale: number,
+  opts: QuantizeOptions,
+  add: Additions,
+): string[] {
+  const w = inits.get(n.inputs[1]);
+  if (!w) throw new Error(`${n.name}: weight initializer missing`);
+  const cout = w.dims[0];
+  const { q, scales } = quantizeWeights(floatsOf(w), cout, opts.weightBits);
+  const wq = `${w.name}__i8`;
+  if (opts.weightType === "uint8")
+    add.inits.push(
+      u8(
+        wq,
+        w.dims,
+        Uint8Array.from(q, (v) => v + 128),
+      ),
+      toFloatTensor(`${wq}__s`, [cout], scales),
+      u8(`${wq}__z`, [cout], new Uint8Array(cout).fill(128)),
+    );
+  else
+    add.inits.push(
+      i8(wq, w.dims, q),
+      toFloatTensor(`${wq}__s`, [cout], scales),
+      i8(`${wq}__z`, [cout], new Int8Array(cout)),
+    );
+  add.used.add(w.name);
+  const out = [...inputs];
+  out[1] = dequantizeInit(wq, add);
+  const bName = n.inputs[2];
+  if (bName) {
+    const b = floatsOf(need(inits, bName));
+    const bs = scales.map((s) => s * inputScale);
+    const bq = Int32Array.from(b, (v, c) => Math.round(v / bs[c]));
+    const bi = `${bName}__i32`;
+    add.inits.push(
+      i32(bi, [cout], bq),
+      toFloatTensor(`${bi}__s`, [cout], bs),
+      i32(`${bi}__z`, [cout], new Int32Array(cout)),
+    );
+    add.used.add(bName);
+    out[2] = dequantizeInit(bi, add);
+  }
+  return out;
+}
+
+/**
+ * The QDQ graph. `ranges` holds the calibrated [min, max] of every tensor quantizedTensors() names, except the
+ * graph input, which is RGB in [0, 1] from 8-bit pixels: scale 1/255 represents it exactly.
+ */
+export function quantizeModel(model: OnnxModel, ranges: Map<string, Range>, opts: QuantizeOptions): OnnxModel {
+  const inits = new Map(model.initializers.map((t) => [t.name, t]));
+  const tensors = quantizedTensors(model);
+  const params = tensorParams(model, tensors, ranges);
+  const prod = producers(model);
+  const add: Additions = { inits: [], qdq: [], used: new Set() };
   const quantized = new Set(tensors);
   const fp32 = fp32Convs(model);
-  const used = new Set<string>();
   const nodes: OnnxNode[] = [];
-  for (const t of model.inputs.map((i) => i.name)) if (quantized.has(t)) nodes.push(...addPair(t));
+  for (const t of model.inputs.map((i) => i.name))
+    if (quantized.has(t)) nodes.push(...qdqPair(t, need(params, t), add));
   for (const n of model.nodes) {
-    const inputs = n.inputs.map((i) => (quantized.has(i) && readsRounded(n, i, prod, fp32) ? dqName(i) : i));
-    if (n.opType === "Conv" && !fp32.has(n.name) && quantized.has(n.inputs[0])) {
-      const w = inits.get(n.inputs[1]);
-      if (!w) throw new Error(`${n.name}: weight initializer missing`);
-      const cout = w.dims[0];
-      const { q, scales } = quantizeWeights(floatsOf(w), cout, opts.weightBits);
-      const wq = `${w.name}__i8`;
-      if (opts.weightType === "uint8")
-        newInits.push(
-          u8(
-            wq,
-            w.dims,
-            Uint8Array.from(q, (v) => v + 128),
-          ),
-          toFloatTensor(`${wq}__s`, [cout], scales),
-          u8(`${wq}__z`, [cout], new Uint8Array(cout).fill(128)),
-        );
-      else
-        newInits.push(
-          i8(wq, w.dims, q),
-          toFloatTensor(`${wq}__s`, [cout], scales),
-          i8(`${wq}__z`, [cout], new Int8Array(cout)),
-        );
-      used.add(w.name);
-      const axis = [{ name: "axis", type: "int" as const, value: 0 }];
-      qdq.push({
-        name: `${wq}__dequantize`,
-        opType: "DequantizeLinear",
-        inputs: [wq, `${wq}__s`, `${wq}__z`],
-        outputs: [`${wq}__dq`],
-        attrs: axis,
-      });
-      inputs[1] = `${wq}__dq`;
-      const bName = n.inputs[2];
-      if (bName) {
-        const b = floatsOf(need(inits, bName));
-        const sx = need(params, n.inputs[0]).scale;
-        const bs = scales.map((s) => s * sx);
-        const bq = Int32Array.from(b, (v, c) => Math.round(v / bs[c]));
-        const bi = `${bName}__i32`;
-        newInits.push(
-          i32(bi, [cout], bq),
-          toFloatTensor(`${bi}__s`, [cout], bs),
-          i32(`${bi}__z`, [cout], new Int32Array(cout)),
-        );
-        used.add(bName);
-        qdq.push({
-          name: `${bi}__dequantize`,
-          opType: "DequantizeLinear",
-          inputs: [bi, `${bi}__s`, `${bi}__z`],
-          outputs: [`${bi}__dq`],
-          attrs: axis,
-        });
-        inputs[2] = `${bi}__dq`;
-      }
-    }
+    let inputs = n.inputs.map((i) => (quantized.has(i) && readsRounded(n, i, prod, fp32) ? dqName(i) : i));
+    if (n.opType === "Conv" && !fp32.has(n.name) && quantized.has(n.inputs[0]))
+      inputs = quantizeConv(n, inputs, inits, need(params, n.inputs[0]).scale, opts, add);
     nodes.push({ ...n, inputs });
-    for (const o of n.outputs) if (quantized.has(o)) nodes.push(...addPair(o));
+    for (const o of n.outputs) if (quantized.has(o)) nodes.push(...qdqPair(o, need(params, o), add));
   }
   return {
     ...model,
-    nodes: [...qdq, ...nodes],
-    initializers: [...model.initializers.filter((t) => !used.has(t.name)), ...newInits],
+    nodes: [...add.qdq, ...nodes],
+    initializers: [...model.initializers.filter((t) => !add.used.has(t.name)), ...add.inits],
     metadata: [...model.metadata, ["precision", "int8"], ["weight_bits", String(opts.weightBits)]],
   };
 }

@@ -65,15 +65,8 @@ export async function openSrSession(ort: typeof Ort, model: ModelRef, env: SrWor
   return openFile(ort, file, model, env, "fp32");
 }
 
-async function openFile(
-  ort: typeof Ort,
-  file: string,
-  model: ModelRef,
-  env: SrWorkerData,
-  precision: Precision,
-): Promise<SrSession> {
-  const bytes = fs.readFileSync(/*turbopackIgnore: true*/ file);
-  const metadata = readOnnxMetadata(bytes);
+/** The ORT session for a model file's bytes, checked to take one NCHW RGB input of any size and give one output. */
+async function createSession(ort: typeof Ort, bytes: Buffer, file: string, env: SrWorkerData) {
   const session = await ort.InferenceSession.create(bytes, {
     executionProviders: env.device === "cuda" ? ["cuda", "cpu"] : ["cpu"],
     intraOpNumThreads: env.threads,
@@ -92,8 +85,6 @@ async function openFile(
       `a super-resolution model needs 1 input and 1 output; ${file} has ${session.inputNames.length} and ${session.outputNames.length}`,
     );
   }
-  const [inputName] = session.inputNames;
-  const [outputName] = session.outputNames;
   const shape = (session.inputMetadata[0] as { shape?: (number | string)[] }).shape;
   if (shape && (shape.length !== 4 || (typeof shape[1] === "number" && shape[1] !== 3))) {
     throw new Error(`the model's input must be NCHW RGB, got [${shape.join(",")}]`);
@@ -101,12 +92,20 @@ async function openFile(
   if (shape && (typeof shape[2] === "number" || typeof shape[3] === "number")) {
     throw new Error("models with a fixed input size are not supported: export with dynamic height and width axes");
   }
+  return session;
+}
 
-  const runRegion = async (data: Uint8Array, width: number, height: number, timings?: TileTimings) => {
+type RegionOutput = { data: Float32Array; dims: readonly number[] };
+type RunRegion = (data: Uint8Array, width: number, height: number, timings?: TileTimings) => Promise<RegionOutput>;
+
+/** Runs the network on packed RGB pixels: HWC → CHW and /255 per tile, so no full-image float copy ever exists. */
+function regionRunner(ort: typeof Ort, session: Ort.InferenceSession): RunRegion {
+  const [inputName] = session.inputNames;
+  const [outputName] = session.outputNames;
+  return async (data, width, height, timings) => {
     const t0 = performance.now();
     const plane = width * height;
     const input = new Float32Array(3 * plane);
-    // HWC → CHW and /255 per tile, so no full-image float copy ever exists.
     for (let i = 0, s = 0; i < plane; i++, s += 3) {
       input[i] = data[s] / 255;
       input[i + plane] = data[s + 1] / 255;
@@ -121,17 +120,61 @@ async function openFile(
     const out = result[outputName];
     return { data: out.data as Float32Array, dims: out.dims };
   };
+}
 
-  let scale = Number(metadata.scale ?? 0);
-  if (!scale) {
-    // Foreign models rarely say their scale: run a small probe and compare sizes.
-    const probe = await runRegion(new Uint8Array(24 * 32 * 3).fill(128), 32, 24);
-    const [, c, h, w] = probe.dims;
-    scale = h / 24;
-    if (probe.dims.length !== 4 || c !== 3 || w / 32 !== scale || !Number.isInteger(scale) || scale < 1) {
-      throw new Error(`cannot infer the model's scale from its output [${probe.dims.join(",")}] for a 32×24 input`);
+/** The model's scale from its metadata or, for foreign models that rarely say it, a small probe run. */
+async function scaleOf(runRegion: RunRegion, metadata: Record<string, string>): Promise<number> {
+  const scale = Number(metadata.scale ?? 0);
+  if (scale) return scale;
+  const probe = await runRegion(new Uint8Array(24 * 32 * 3).fill(128), 32, 24);
+  const [, c, h, w] = probe.dims;
+  const probed = h / 24;
+  if (probe.dims.length !== 4 || c !== 3 || w / 32 !== probed || !Number.isInteger(probed) || probed < 1) {
+    throw new Error(`cannot infer the model's scale from its output [${probe.dims.join(",")}] for a 32×24 input`);
+  }
+  return probed;
+}
+
+/** The crop of the network's CHW float output (scale × the region) as packed RGB bytes, rounded and clamped. */
+function cropToPixels(
+  out: RegionOutput,
+  width: number,
+  height: number,
+  scale: number,
+  crop: { x: number; y: number; w: number; h: number },
+): Uint8Array {
+  const ow = width * scale;
+  if (out.dims[2] !== height * scale || out.dims[3] !== ow)
+    throw new Error(`unexpected output [${out.dims.join(",")}] for ${width}×${height}`);
+  const o = out.data;
+  const oplane = ow * height * scale;
+  const cw = crop.w * scale;
+  const ch = crop.h * scale;
+  const pixels = new Uint8Array(cw * ch * 3);
+  for (let y = 0, d = 0; y < ch; y++) {
+    let s = (crop.y * scale + y) * ow + crop.x * scale;
+    for (let x = 0; x < cw; x++, s++, d += 3) {
+      // Uint8Array assignment truncates (and wraps), so round and clamp here.
+      pixels[d] = Math.min(255, Math.max(0, o[s] * 255 + 0.5));
+      pixels[d + 1] = Math.min(255, Math.max(0, o[s + oplane] * 255 + 0.5));
+      pixels[d + 2] = Math.min(255, Math.max(0, o[s + 2 * oplane] * 255 + 0.5));
     }
   }
+  return pixels;
+}
+
+async function openFile(
+  ort: typeof Ort,
+  file: string,
+  model: ModelRef,
+  env: SrWorkerData,
+  precision: Precision,
+): Promise<SrSession> {
+  const bytes = fs.readFileSync(/*turbopackIgnore: true*/ file);
+  const metadata = readOnnxMetadata(bytes);
+  const session = await createSession(ort, bytes, file, env);
+  const runRegion = regionRunner(ort, session);
+  const scale = await scaleOf(runRegion, metadata);
   const info: ModelInfo = {
     scale,
     overlap: metadata.receptive_radius ? Number(metadata.receptive_radius) : DEFAULT_OVERLAP,
@@ -142,30 +185,13 @@ async function openFile(
         : path.basename(model.path),
     precision,
   };
-
   return {
     info,
     release: () => session.release(),
     async run(data, width, height, crop, timings) {
       const out = await runRegion(data, width, height, timings);
       const t0 = performance.now();
-      const ow = width * scale;
-      if (out.dims[2] !== height * scale || out.dims[3] !== ow)
-        throw new Error(`unexpected output [${out.dims.join(",")}] for ${width}×${height}`);
-      const o = out.data;
-      const oplane = ow * height * scale;
-      const cw = crop.w * scale;
-      const ch = crop.h * scale;
-      const pixels = new Uint8Array(cw * ch * 3);
-      for (let y = 0, d = 0; y < ch; y++) {
-        let s = (crop.y * scale + y) * ow + crop.x * scale;
-        for (let x = 0; x < cw; x++, s++, d += 3) {
-          // Uint8Array assignment truncates (and wraps), so round and clamp here.
-          pixels[d] = Math.min(255, Math.max(0, o[s] * 255 + 0.5));
-          pixels[d + 1] = Math.min(255, Math.max(0, o[s + oplane] * 255 + 0.5));
-          pixels[d + 2] = Math.min(255, Math.max(0, o[s + 2 * oplane] * 255 + 0.5));
-        }
-      }
+      const pixels = cropToPixels(out, width, height, scale, crop);
       if (timings) timings.toPixels += performance.now() - t0;
       return pixels;
     },

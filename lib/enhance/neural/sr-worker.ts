@@ -2,7 +2,7 @@
 // on shared memory.
 import { parentPort, workerData } from "node:worker_threads";
 import type * as Ort from "onnxruntime-node";
-import { type FinishTimings, finishEnhance } from "../finish";
+import { encodeFinished, type FinishTimings, finishBand } from "../finish";
 import type { RawImage } from "../types";
 import {
   type FinishResult,
@@ -56,6 +56,14 @@ async function getSession(model: ModelRef): Promise<SrSession> {
   return session;
 }
 
+function raw(img: SharedImage): RawImage {
+  return { data: Buffer.from(img.data), width: img.width, height: img.height, channels: img.channels === 4 ? 4 : 3 };
+}
+
+function noFinishTimings(): FinishTimings {
+  return { sharpen: 0, base: 0, blend: 0, encode: 0 };
+}
+
 /** Runs a job; buffers its answer hands over (instead of copying) go into `transfer`. */
 async function runTask(task: SrTask, transfer: ArrayBuffer[]): Promise<unknown> {
   switch (task.type) {
@@ -77,27 +85,24 @@ async function runTask(task: SrTask, transfer: ArrayBuffer[]): Promise<unknown> 
       return { cut: t1 - t0, ...timings, place: performance.now() - t2 } satisfies TileProfile;
     }
     case "finish": {
-      const { input, detailSource, out } = task;
-      const raw = (img: SharedImage): RawImage => ({
-        data: Buffer.from(img.data),
-        width: img.width,
-        height: img.height,
-        channels: img.channels === 4 ? 4 : 3,
-      });
-      const timings: FinishTimings = { sharpen: 0, base: 0, blend: 0, encode: 0 };
-      const bytes = await finishEnhance(
-        {
-          input: raw(input),
-          detailSource: raw(detailSource),
-          strength: task.strength,
-          out: new Uint8Array(out.data),
-          width: out.width,
-          height: out.height,
-          output: task.output,
-        },
+      const { out } = task;
+      const timings = noFinishTimings();
+      const job = { input: raw(task.input), detailSource: raw(task.detailSource), strength: task.strength };
+      await finishBand(
+        { ...job, out: new Uint8Array(out.data), width: out.width, height: out.height },
+        task.band,
         timings,
       );
-      if (!bytes) return { timings } satisfies FinishResult;
+      return { timings } satisfies FinishResult;
+    }
+    case "encode": {
+      const { out } = task;
+      const timings = noFinishTimings();
+      const { width, height, channels } = raw(out);
+      const bytes = await encodeFinished(
+        { out: new Uint8Array(out.data), width, height, channels, output: task.output },
+        timings,
+      );
       // sharp's buffer is external memory, which postMessage would copy: one copy here makes it transferable.
       const encoded = new Uint8Array(bytes.byteLength);
       encoded.set(bytes);

@@ -32,8 +32,8 @@ export function chooseTileSize(threads: number): number {
   return Math.floor(Math.sqrt(TILE_PIXELS_PER_THREAD * Math.max(1, threads)));
 }
 
-/** [0, n) in k near-equal parts, so there is no sliver of a last tile. */
-function splitRange(n: number, k: number): [number, number][] {
+/** [0, n) in k near-equal parts, so there is no sliver of a last tile (or band of the finish). */
+export function splitRange(n: number, k: number): [number, number][] {
   return Array.from({ length: k }, (_, i) => [Math.floor((i * n) / k), Math.floor(((i + 1) * n) / k)]);
 }
 
