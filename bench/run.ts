@@ -6,6 +6,7 @@ import { type App, createKey, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchAgainstBaseline } from "./baseline";
+import { benchEnhanceRoutes } from "./enhance-routes";
 import { benchEvents } from "./events";
 import { benchQuotaBeforeCost } from "./hardening";
 import { benchImageInput } from "./image-input";
@@ -134,6 +135,11 @@ async function mainUploadAttackOnly() {
 /** `npm run bench -- --webhooks-only`: another key's webhook delay, idle and with 48 hanging on one receiver. */
 async function mainWebhooksOnly() {
   printTable(await benchWebhooks(Number(process.env.BENCH_ROUNDS ?? 5)));
+}
+
+/** `npm run bench -- --enhance-routes-only`: Darkroom's added time over a remote enhance route, against a direct call. */
+async function mainEnhanceRoutesOnly() {
+  printTable(await benchEnhanceRoutes());
 }
 
 /** `npm run bench -- --images-only`: just the image library's sweep and record figures. */
@@ -355,6 +361,8 @@ async function main() {
   neuralTables.push(await tableOf("webhook fairness", () => benchWebhooks()));
   // 12. The OpenAI-compatible /v1 against /api, and b64_json against url, on the preview engine.
   neuralTables.push(await tableOf("OpenAI-compatible /v1", () => benchOpenAI()));
+  // 13. A remote enhance route through /api/enhance against calling the provider's fake directly.
+  neuralTables.push(await tableOf("remote enhance route", () => benchEnhanceRoutes()));
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,
@@ -380,6 +388,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--openai-only", mainOpenAIOnly],
   ["--storage-only", mainStorageOnly],
   ["--work-tier-only", mainWorkTierOnly],
+  ["--enhance-routes-only", mainEnhanceRoutesOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {

@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
 import { createEngines, type Engines } from "@/lib/engines";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
+import { createEnhanceRoutes, type EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import { reclaimLapsedClaims } from "@/lib/idempotency/idempotency";
 import { createSweepStats, type SweepStats } from "@/lib/images/sweep";
 import { JobRunner } from "@/lib/jobs/runner";
@@ -63,6 +64,8 @@ export type Services = Repositories & {
   engines: Engines;
   /** The enhance engine registry; its worker pool starts on first use. */
   enhancer: Enhancer;
+  /** The enhance modes' chains of routes, built once, so a route's health outlives a request. */
+  enhanceRoutes: EnhanceRoutes;
   /** The invitation mailer; null when SMTP_URL and MAIL_FROM are not set. */
   mailer: Mailer | null;
   /** This process's image retention sweeps, for the console. */
@@ -160,6 +163,7 @@ export function createServices(
     checkStorage: createStorageHealth(storage),
     engines: overrides.engines ?? createEngines(config.generation),
     enhancer: overrides.enhancer ?? createEnhancer(config),
+    enhanceRoutes: createEnhanceRoutes(config),
     mailer: config.mail ? createMailer(config.mail) : null,
     sweepStats: createSweepStats(),
     checkDisk: createDiskChecker(),

@@ -1,5 +1,7 @@
-// Sizes of the upload and the enhanced image, and the Download button.
+// Sizes of the upload and the enhanced image, the engine that made it (labelled when it is not AI, or generative),
+// and the Download button.
 "use client";
+import { GenerativeBadge } from "@/components/ui/generative-badge";
 import { PreviewBadge } from "@/components/ui/preview-badge";
 import { secondaryButton } from "@/components/ui/styles";
 import { extensionOf } from "@/lib/client/output-format";
@@ -38,7 +40,11 @@ export function EnhanceResult({ result, fileName, resizedFrom }: Props) {
         </dd>
       </dl>
       <div className="flex flex-wrap items-center gap-2">
-        {(result.engine === "preview" || result.engine === "sharp") && <PreviewBadge engine={result.engine} />}
+        <span className="text-xs text-stone-600 dark:text-stone-400" data-testid="result-engine">
+          Made by <span className="font-mono">{result.engine}</span>
+        </span>
+        {!result.ai && <PreviewBadge engine={result.engine} />}
+        {result.generative && <GenerativeBadge />}
         <a
           href={result.url}
           download={`${base}-enhanced-${result.scale}x.${ext}`}

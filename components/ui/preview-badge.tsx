@@ -2,10 +2,17 @@
 const LABELS: Record<string, string> = {
   preview: "Preview renderer · not AI",
   sharp: "Classic upscaler · not AI",
+  lanczos3: "Plain resize · not AI",
+  "lanczos3+sharpen": "Resize and sharpen · not AI",
 };
 
 /** Short forms for tight spots (a cell of a 2-column grid on a phone); still plainly "not AI". */
-const SHORT: Record<string, string> = { preview: "Preview · not AI", sharp: "Classic · not AI" };
+const SHORT: Record<string, string> = {
+  preview: "Preview · not AI",
+  sharp: "Classic · not AI",
+  lanczos3: "Resize · not AI",
+  "lanczos3+sharpen": "Resize · not AI",
+};
 
 export function PreviewBadge({ engine, short = false }: { engine: string; short?: boolean }) {
   return (

@@ -26,6 +26,10 @@ export type EnhanceModeRow = {
   strength: "blend" | "engine";
   /** The network its default route runs in process, or null: then only ENHANCE_<MODE> routes serve it. */
   inProcess: InProcessNetwork | null;
+  /** What the mode does, in a sentence for the enhance page: honest about what is invented. */
+  summary: string;
+  /** What the two ends of the strength slider mean in this mode (the contract's meaning of `strength`). */
+  strengthEnds: readonly [string, string];
 };
 
 /**
@@ -41,6 +45,8 @@ export const ENHANCE_MODES = [
     generative: false,
     strength: "blend",
     inProcess: { network: "ESRGAN slim", package: "esrgan-slim", relativeCompute: 1 },
+    summary: "Faithful super-resolution: sharpens the detail the photo holds and adds none.",
+    strengthEnds: ["0 · faithful resize", "1 · strongest"],
   },
   {
     name: "quality",
@@ -48,9 +54,29 @@ export const ENHANCE_MODES = [
     generative: false,
     strength: "blend",
     inProcess: { network: "ESRGAN medium", package: "esrgan-medium", relativeCompute: 3 },
+    summary: "Faithful super-resolution with a larger network: finer edges and textures, adds no detail.",
+    strengthEnds: ["0 · faithful resize", "1 · strongest"],
   },
-  { name: "faces", label: "Faces", generative: false, strength: "engine", inProcess: null },
-  { name: "creative", label: "Creative", generative: true, strength: "engine", inProcess: null },
+  {
+    name: "faces",
+    label: "Faces",
+    generative: false,
+    strength: "engine",
+    inProcess: null,
+    summary:
+      "Face restoration: a face model finds each face and redraws blurred or damaged eyes, skin and teeth, then the whole photo is upscaled. Restored faces are cleaner but may look slightly unlike the person.",
+    strengthEnds: ["0 · faces as they were", "1 · fully restored"],
+  },
+  {
+    name: "creative",
+    label: "Creative",
+    generative: true,
+    strength: "engine",
+    inProcess: null,
+    summary:
+      "Generative upscaling: an AI model invents detail the photo does not hold (texture, fine lines, lettering). It looks sharper, but the new detail was never there, so don't use it as a record.",
+    strengthEnds: ["0 · invents little", "1 · invents the most"],
+  },
 ] as const satisfies readonly EnhanceModeRow[];
 
 /** Every mode an enhance route may serve; the route interface (lib/enhance/routes/types.ts) names it. */
@@ -83,11 +109,6 @@ export function findEnhanceMode(name: EnhanceMode): EnhanceModeEntry {
 /** The npm package a mode's network comes from. */
 export function toNpmName(pkg: EnhancePackage): string {
   return `@upscalerjs/${pkg}`;
-}
-
-/** The picker's line under the label, e.g. "ESRGAN medium · ~3× slower". */
-export function describeModeHint(mode: EnhanceModeEntry): string {
-  return mode.relativeCompute > 1 ? `${mode.network} · ~${mode.relativeCompute}× slower` : mode.network;
 }
 
 /** "fast (default, ESRGAN slim) or quality (ESRGAN medium, about 3× the compute)", for schemas and docs. */

@@ -1,6 +1,9 @@
 // Readiness for load balancers (GET /api/ready): ready only when the store and the image storage answer, the enhance
-// runtime has loaded, every model has a route that can take work, and no work queue would refuse new work.
+// runtime has loaded, every model and every configured enhance mode has a route that can take work, and no work
+// queue would refuse new work.
 // Each check is bounded, so a hung dependency makes the answer "not ready", never a hung probe.
+
+import type { EnhanceChainState } from "@/lib/enhance/routes/remote-chain";
 import { describeStorageProblem } from "@/lib/storage/health";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { RouteState } from "./route-states";
@@ -13,6 +16,8 @@ export type ReadinessProbes = {
   /** Why the enhance runtime is not ready, or null. */
   enhance: () => string | null;
   routes: RouteState[];
+  /** Each configured enhance mode's routes and why each is out. */
+  enhanceChains: EnhanceChainState[];
   queues: { name: string; running: number; queued: number; concurrency: number; maxQueued: number }[];
 };
 
@@ -37,6 +42,12 @@ export async function checkReadiness(probes: ReadinessProbes, timeoutMs = 2000):
   for (const [model, routes] of byModel) {
     if (routes.every((r) => r.ejected)) {
       reasons.push(`Every route of ${model} is failing or out: ${routes.map((r) => r.route).join(", ")}.`);
+    }
+  }
+  for (const { mode, routes } of probes.enhanceChains) {
+    if (routes.every((r) => r.out !== null)) {
+      const why = routes.map((r) => `${r.route} (${r.out})`).join(", ");
+      reasons.push(`Every route of the enhance mode ${mode} is out: ${why}.`);
     }
   }
   for (const q of probes.queues) {

@@ -2,8 +2,10 @@
 // networks, against the providers' loopback fakes, on each store. faces and creative are served once a route is set,
 // with the route named in `engine`, `ai` and `generative` in the answer and in the library record, and the output
 // exactly the target size whatever the engine made; a route that fails (a 500) hands over to the next (a route's
-// deadline is tested in tests/unit/enhance-remote.test.ts); status lists each mode's routes.
+// deadline is tested in tests/unit/enhance-remote.test.ts); status lists each mode's routes; an async job on a remote
+// route completes and sends its signed webhook once, with the synchronous body and the route named.
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import { after, before, beforeEach, describe, it } from "node:test";
 import sharp from "sharp";
 import { type Fakes, startAllFakes } from "../fakes";
@@ -11,6 +13,7 @@ import { objectOf } from "../fakes/fake-server";
 import { type App, runScript, startApp } from "../helpers/app";
 import { type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, enhance } from "../helpers/http";
+import { type Receiver, startReceiver } from "../helpers/webhook-receivers";
 
 export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
   let fakes: Fakes;
@@ -19,6 +22,7 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
   const nextAddress = () => `127.0.${backend === "redis" ? 13 : 12}.${++from}`;
   let backends: Backends | undefined;
   let key: string;
+  let receiver: Receiver;
 
   async function proKey(): Promise<string> {
     const out = await runScript(app, "keys", ["create", "--label", `enhance-routes-${backend}`]);
@@ -38,11 +42,14 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
         ENHANCE_CREATIVE: "fal:fal-ai/clarity-upscaler",
         ENHANCE_QUALITY: "fal:fal-ai/esrgan,onnx:esrgan-medium",
         FREE_ENHANCEMENTS_PER_DAY: "100",
+        WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
       },
     });
     key = await proKey();
+    receiver = await startReceiver();
   });
   after(async () => {
+    await receiver?.close();
     await app?.stop();
     await fakes?.closeAll();
     await backends?.close();
@@ -175,6 +182,69 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
       assert.equal(sent.face_upscale, true);
       assert.match(String(sent.image_url), /^data:image\/png;base64,/);
       assert.deepEqual(fakes.fal.violations, []);
+    });
+
+    it("runs an async job with a webhook on a remote route: done, the webhook once with the body, the route named", async () => {
+      const auth = { Authorization: `Bearer ${key}` };
+      const WAIT = { timeoutMs: 120_000 };
+      const account = await call(app.url, "/api/account", { headers: auth, from: nextAddress(), ...WAIT });
+      assert.equal(account.status, 200, account.text);
+      const before = receiver.got.length;
+      const accepted = await enhance(
+        app.url,
+        { image: { data: await photo(), type: "image/png" }, model: "faces", scale: "2", webhook_url: receiver.url },
+        { headers: auth, from: nextAddress(), ...WAIT },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      assert.equal(accepted.headers.location, `/api/jobs/${accepted.json.id}`);
+      const id: string = accepted.json.id;
+
+      // Done, and its delivery recorded (the job's record says when).
+      let job = await call(app.url, `/api/jobs/${id}`, { headers: auth, from: nextAddress(), ...WAIT });
+      for (const stop = Date.now() + 120_000; !job.json.webhook?.delivered_at; ) {
+        assert.ok(Date.now() < stop, `the job and its webhook did not finish: ${job.text}`);
+        await new Promise((r) => setTimeout(r, 500));
+        job = await call(app.url, `/api/jobs/${id}`, { headers: auth, from: nextAddress(), ...WAIT });
+      }
+      assert.equal(job.json.status, "succeeded", job.text);
+      const result = job.json.result;
+      assert.deepEqual(
+        [result.model, result.engine, result.ai, result.generative, result.enhanced_size],
+        ["faces", "replicate:sczhou/codeformer", true, false, "240x160"],
+      );
+      assert.equal(await sizeAt(result.url), "240x160");
+      assert.ok(
+        fakes.replicate.requests.some((r) => r.method === "POST"),
+        "the remote route did the work",
+      );
+
+      // Once, with the job's record and the synchronous body, signed with the key's secret.
+      await new Promise((r) => setTimeout(r, 1500));
+      const hits = receiver.got.slice(before);
+      assert.equal(hits.length, 1, "the webhook arrives once");
+      const payload = JSON.parse(hits[0].body);
+      assert.equal(payload.type, "job.succeeded");
+      assert.equal(payload.data.id, id);
+      assert.equal(payload.data.status, "succeeded");
+      assert.deepEqual(payload.data.result, result);
+      const h = hits[0].headers;
+      const secret = Buffer.from(String(account.json.webhook_secret).replace(/^whsec_/, ""), "base64");
+      const signed = crypto
+        .createHmac("sha256", secret)
+        .update(`${h["webhook-id"]}.${h["webhook-timestamp"]}.${hits[0].body}`)
+        .digest("base64");
+      assert.equal(h["webhook-signature"], `v1,${signed}`);
+      assert.deepEqual(
+        [job.json.webhook.attempts, job.json.webhook.last_status],
+        [1, 200],
+        "delivered on the first attempt",
+      );
+
+      // The library record names the route.
+      const listed = await call(app.url, "/api/images", { headers: auth, from: nextAddress(), ...WAIT });
+      const record = listed.json.images.find((i: { id: string }) => i.id === result.id);
+      assert.ok(record, `the library lists ${result.id}`);
+      assert.deepEqual([record.model, record.engine], ["faces", "replicate:sczhou/codeformer"]);
     });
 
     it("keeps 400 invalid_model for a mode with no route", async () => {

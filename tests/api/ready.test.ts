@@ -3,10 +3,12 @@
 // /api/health stays a bare liveness answer throughout. (The enhance runtime's reasons: tests/unit/readiness.test.ts.)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import sharp from "sharp";
 import { type Fakes, startAllFakes } from "../fakes";
+import { A1111_AUTH, A1111_UPSCALERS, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { type App, startApp } from "../helpers/app";
 import { type Backends, startBackends } from "../helpers/backends";
-import { call, generate } from "../helpers/http";
+import { call, enhance, generate } from "../helpers/http";
 
 let backends: Backends;
 let fakes: Fakes;
@@ -35,10 +37,10 @@ after(async () => {
 });
 
 /** Polls /api/ready until it answers `status` with exactly `reasons`. */
-async function readyBecomes(status: 200 | 503, reasons: string[], ms = 60_000): Promise<void> {
+async function readyBecomes(status: 200 | 503, reasons: string[], ms = 60_000, on = () => app): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const res = await call(app.url, "/api/ready");
+    const res = await call(on().url, "/api/ready");
     const want = { status: status === 200 ? "ready" : "not_ready", reasons };
     if (res.status === status && JSON.stringify(res.json) === JSON.stringify(want)) {
       assert.equal(res.headers["cache-control"], "no-store");
@@ -117,5 +119,64 @@ describe("GET /api/ready", () => {
   it("leaves /metrics off (404) while METRICS_TOKEN is unset", async () => {
     const res = await call(app.url, "/metrics", { headers: { Authorization: "Bearer anything-at-all-here" } });
     assert.equal(res.status, 404);
+  });
+});
+
+describe("GET /api/ready with an enhance mode on a GPU server", () => {
+  let a1111: A1111Fake;
+  let gpuApp: App;
+  before(async () => {
+    a1111 = await startA1111Fake();
+    gpuApp = await startApp({
+      name: "ready-enhance",
+      env: {
+        ...backends.env,
+        A1111_URLS: a1111.url,
+        A1111_AUTH,
+        ENHANCE_FACES: "a1111:4x-Nope",
+        FREE_ENHANCEMENTS_PER_DAY: "10",
+      },
+    });
+  });
+  after(async () => {
+    await gpuApp?.stop();
+    await a1111?.close();
+  });
+
+  it("is not ready once every route of a configured mode is ejected (an upscaler the server does not have)", async () => {
+    // The name is checked on the route's first use, so until then the route counts as able to take work.
+    await readyBecomes(200, [], 120_000, () => gpuApp);
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#468" } })
+      .png()
+      .toBuffer();
+    const res = await enhance(
+      gpuApp.url,
+      { image: { data: photo, type: "image/png" }, model: "faces" },
+      { from: "127.0.7.20", timeoutMs: 120_000 },
+    );
+    assert.equal(res.status >= 500, true, res.text);
+    assert.equal(
+      a1111.requests.some((r) => r.path === "/sdapi/v1/extra-single-image"),
+      false,
+      "the unknown name is never sent",
+    );
+    const lists = A1111_UPSCALERS.map((u) => u.name).join(", ");
+    await readyBecomes(
+      503,
+      [
+        `Every route of the enhance mode faces is out: a1111:4x-Nope (server 1 has no upscaler named "4x-Nope" (it lists ${lists})).`,
+      ],
+      120_000,
+      () => gpuApp,
+    );
+    // The in-process modes and liveness are untouched.
+    const fast = await enhance(
+      gpuApp.url,
+      { image: { data: photo, type: "image/png" }, model: "fast" },
+      { from: "127.0.7.21", timeoutMs: 120_000 },
+    );
+    assert.equal(fast.status, 200, fast.text);
+    const health = await call(gpuApp.url, "/api/health");
+    assert.deepEqual([health.status, health.json], [200, { status: "ok" }]);
   });
 });

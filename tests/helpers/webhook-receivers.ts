@@ -5,14 +5,14 @@ import type { AddressInfo, Socket } from "node:net";
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** A receiver that answers 200 and keeps what it got, with when. */
+/** A receiver that answers 200 and keeps what it got (body and headers), with when. */
 export async function startReceiver(host = "127.0.0.1") {
-  const got: { body: string; at: number }[] = [];
+  const got: { body: string; at: number; headers: http.IncomingHttpHeaders }[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      got.push({ body, at: Date.now() });
+      got.push({ body, at: Date.now(), headers: req.headers });
       res.end("ok");
     });
   });

@@ -11,13 +11,14 @@ import { renderToStaticMarkup } from "react-dom/server";
 import StudioPage from "@/app/page";
 import { EnhanceModesTable, ModelsTable } from "@/components/docs/catalog-tables";
 import { EnhanceOptions } from "@/components/enhance/enhance-options";
+import { modeOptions } from "@/components/enhance/mode-picker";
 import {
   ALL_ENHANCE_MODE_NAMES,
   DEFAULT_ENHANCE_MODE,
-  describeModeHint,
   ENHANCE_MODE_NAMES,
   ENHANCE_MODES,
   ENHANCE_PACKAGES,
+  type EnhanceModeName,
   IN_PROCESS_MODES,
   joinWithOr,
   toNpmName,
@@ -39,7 +40,7 @@ import {
 } from "@/lib/schemas/enhance";
 import { ENHANCE_SCALES } from "@/lib/schemas/enhance-rules";
 import { generateRequestSchema, generateResponseSchema } from "@/lib/schemas/generate";
-import { statusResponseSchema } from "@/lib/schemas/status";
+import { type StatusResponse, statusResponseSchema } from "@/lib/schemas/status";
 
 const ROOT = path.resolve(__dirname, "../..");
 type Json = Record<string, unknown>;
@@ -244,22 +245,54 @@ describe("the enhance modes", () => {
     );
   });
 
-  it("are the enhance page's choices, with each label and hint", () => {
-    const html = renderToStaticMarkup(
-      EnhanceOptions({
-        strength: 0.5,
-        onStrength: () => {},
-        scale: 2,
-        onScale: () => {},
-        model: DEFAULT_ENHANCE_MODE,
-        onModel: () => {},
-      }),
-    );
-    assert.deepEqual(radioValues(html, "model"), ENHANCE_MODE_NAMES);
+  it("are the enhance page's choices: every mode with its engine here, or greyed out with the reason", () => {
+    const status = {
+      enhance_modes: [
+        { name: "fast", label: "Fast", available: true, engines: ["onnx:esrgan-slim"], ai: true, generative: false },
+        {
+          name: "quality",
+          label: "Quality",
+          available: true,
+          engines: ["onnx:esrgan-medium"],
+          ai: true,
+          generative: false,
+        },
+        {
+          name: "faces",
+          label: "Faces",
+          available: true,
+          engines: ["replicate:sczhou/codeformer", "fal:fal-ai/codeformer"],
+          ai: true,
+          generative: false,
+          licence_notes: "CodeFormer: S-Lab License 1.0 (non-commercial).",
+        },
+        { name: "creative", label: "Creative", available: false, engines: [], ai: false, generative: true },
+      ],
+    } as unknown as StatusResponse;
+    const render = (model: EnhanceModeName) =>
+      renderToStaticMarkup(
+        EnhanceOptions({
+          value: { strength: 0.5, scale: 2, model, prompt: "" },
+          onChange: () => {},
+          modes: modeOptions(status),
+        }),
+      );
+    const html = render("faces");
+    assert.deepEqual(radioValues(html, "model"), ALL_ENHANCE_MODE_NAMES);
     assert.deepEqual(radioValues(html, "scale"), ENHANCE_SCALES.map(String));
-    for (const m of IN_PROCESS_MODES) {
-      assert.ok(html.includes(m.label) && html.includes(describeModeHint(m)), m.name);
-    }
+    for (const m of ENHANCE_MODES) assert.ok(html.includes(`>${m.label}`), m.name);
+    assert.ok(html.includes("replicate:sczhou/codeformer") && html.includes("then 1 fallback"));
+    assert.ok(html.includes("S-Lab"), "the chosen face mode shows its licence");
+    assert.ok(html.includes(ENHANCE_MODES[2].summary), "faces explains what it does");
+    const creativeRadio = [...html.matchAll(/<input[^>]*>/g)]
+      .map((m) => m[0])
+      .find((t) => t.includes('value="creative"'));
+    assert.match(creativeRadio ?? "", /disabled/);
+    assert.ok(html.includes("Unavailable: no engine on this server (the operator sets ENHANCE_CREATIVE)"));
+    assert.ok(!html.includes('id="enhance-prompt"'), "the prompt field belongs to creative");
+    // Chosen (when a route serves it), creative says it invents detail and shows the prompt field.
+    const creative = render("creative");
+    assert.ok(creative.includes("invents detail") && creative.includes('id="enhance-prompt"'));
   });
 
   it("are what the docs page's enhance modes table lists", () => {

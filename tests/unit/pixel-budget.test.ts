@@ -10,6 +10,7 @@ import { after, describe, it } from "node:test";
 import sharp from "sharp";
 import { type Config, parseConfig } from "@/lib/config";
 import { type EnhanceDeps, type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
+import { createEnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import type { EnhanceJob, EnhanceOutput } from "@/lib/enhance/types";
 import { EnhanceFailed, InvalidImage, QueueFull } from "@/lib/errors";
 import { createLocalStorage } from "@/lib/storage/local";
@@ -160,6 +161,7 @@ function depsOf(config: Config, pixels: PixelBudget, queue: WorkQueue, enhancer:
     queue,
     pixels,
     enhancer,
+    routes: createEnhanceRoutes(config),
     signal,
     onStart: () => void events.push("start"),
     onQueued: () => void events.push("queued"),

@@ -16,6 +16,16 @@ const healthy = (): ReadinessProbes => ({
     { model: "alpha-pro", route: "fal:fal-ai/flux-pro/v1.1", failing: false, ejected: false },
     { model: "beta-3", route: "preview", failing: false, ejected: false },
   ],
+  enhanceChains: [
+    { mode: "fast", routes: [{ route: "onnx:esrgan-slim", out: null }] },
+    {
+      mode: "faces",
+      routes: [
+        { route: "a1111:Nope", out: 'server 1 has no upscaler named "Nope"' },
+        { route: "fal:fal-ai/codeformer", out: null },
+      ],
+    },
+  ],
   queues: [
     { name: "generate", running: 8, queued: 63, concurrency: 8, maxQueued: 64 },
     { name: "enhance", running: 0, queued: 0, concurrency: 2, maxQueued: 0 },
@@ -23,7 +33,7 @@ const healthy = (): ReadinessProbes => ({
 });
 
 describe("checkReadiness", () => {
-  it("is ready when everything answers, even with one of a model's routes out", async () => {
+  it("is ready when everything answers, even with one of a model's or an enhance mode's routes out", async () => {
     assert.deepEqual(await checkReadiness(healthy()), { ready: true, reasons: [] });
   });
 
@@ -50,6 +60,11 @@ describe("checkReadiness", () => {
       "a model with every route ejected",
       (p) => (p.routes[1] = { ...p.routes[1], failing: true, ejected: true }),
       /^Every route of alpha-pro is failing or out: bfl:flux-pro-1\.1, fal:fal-ai\/flux-pro\/v1\.1\.$/,
+    ],
+    [
+      "an enhance mode with every route out",
+      (p) => (p.enhanceChains[1].routes[1].out = "every server of A1111_URLS is out"),
+      /^Every route of the enhance mode faces is out: a1111:Nope \(server 1 has no upscaler named "Nope"\), fal:fal-ai\/codeformer \(every server of A1111_URLS is out\)\.$/,
     ],
     [
       "a full queue",

@@ -15,6 +15,7 @@ export async function GET(): Promise<Response> {
       storage: () => storageAnswers(svc.storage),
       enhance: () => svc.enhancer.problem(),
       routes: describeRouteStates(svc.engines),
+      enhanceChains: svc.enhanceRoutes.describe(),
       queues: Object.values(svc.queues).map((q) => ({
         name: q.name,
         concurrency: q.concurrency,

@@ -40,23 +40,43 @@ const FACTORIES: Record<
 /** Modes whose `strength` blends the engine's output over the plain resize (the mode table's strength column). */
 const BLENDS = new Set<EnhanceModeName>(ENHANCE_MODES.filter((m) => m.strength === "blend").map((m) => m.name));
 
-const built = new WeakMap<Config, Map<string, ChainStep>>();
-/** The GPU server pools of the a1111 routes when the caller passes none: one per process, keyed by server list. */
-const OWN_POOLS = createGpuPools();
+/** A configured mode's routes and why each is out (null: it can take work); what /api/ready reads. */
+export type EnhanceChainState = { mode: EnhanceModeName; routes: { route: string; out: string | null }[] };
 
-/** The steps of a mode's chain, its routes built once per configuration. */
-export function chainOf(config: Config, mode: EnhanceModeName, pools: GpuPools = OWN_POOLS): ChainStep[] {
-  let steps = built.get(config);
-  if (!steps) {
-    steps = new Map();
-    built.set(config, steps);
-  }
-  const cache = steps;
-  return config.enhance.chains[mode].map((spec) => {
-    const found = cache.get(spec.id) ?? stepOf(spec, config, pools);
-    cache.set(spec.id, found);
-    return found;
-  });
+/** Each mode's chain of steps, its routes built once; and their states for readiness. */
+export type EnhanceRoutes = {
+  stepsOf(mode: EnhanceModeName): ChainStep[];
+  /**
+   * Every mode with a chain, each step's state: an onnx step is never out here (the runtime's own readiness covers
+   * it), a route is out while it says so (outReason).
+   */
+  describe(): EnhanceChainState[];
+};
+
+/**
+ * The routes of `config`'s chains, built on first use and kept, so what one request learns (an ejected route, a
+ * server out) the next one and /api/ready see; the services hold one per process. `pools` serve the a1111 routes.
+ */
+export function createEnhanceRoutes(config: Config, pools: GpuPools = createGpuPools()): EnhanceRoutes {
+  const cache = new Map<string, ChainStep>();
+  const stepsOf = (mode: EnhanceModeName) =>
+    config.enhance.chains[mode].map((spec) => {
+      const found = cache.get(spec.id) ?? stepOf(spec, config, pools);
+      cache.set(spec.id, found);
+      return found;
+    });
+  return {
+    stepsOf,
+    describe: () =>
+      ENHANCE_MODES.filter((m) => config.enhance.chains[m.name].length > 0).map((m) => ({
+        mode: m.name,
+        routes: stepsOf(m.name).map((step) =>
+          "onnx" in step
+            ? { route: `onnx:${step.onnx}`, out: null }
+            : { route: step.route.id, out: step.route.outReason?.() ?? null },
+        ),
+      })),
+  };
 }
 
 function stepOf(spec: EnhanceRouteSpec, config: Config, pools: GpuPools): ChainStep {

@@ -33,4 +33,6 @@ export interface EnhanceRoute {
   readonly ai: boolean;
   readonly generative: boolean;
   run(job: EnhanceRouteJob): Promise<EnhanceRouteOutput>;
+  /** Why the route cannot take work now (ejected: a name its server lacks, every server out), or null. */
+  outReason?(): string | null;
 }

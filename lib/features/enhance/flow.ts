@@ -17,6 +17,7 @@ export function enhanceDeps(
     pixels: svc.pixels,
     config: svc.config,
     enhancer: svc.enhancer,
+    routes: svc.enhanceRoutes,
     ...records,
   };
 }
