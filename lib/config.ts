@@ -79,6 +79,9 @@ const envSchema = z
     // Calls one ComfyUI or AUTOMATIC1111 server holds at once, counted across every worker on the work tier; a call
     // beyond it waits for a free server. Unset: no cap (each server queues what it is sent).
     GPU_SERVER_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+    // MiB of image data held at once: upload bytes as they arrive, and each decode's input and output pixels.
+    // Unset, derived from the machine's memory (pixelBudgetOf).
+    PIXEL_BUDGET_MB: z.coerce.number().int().min(64).max(1_048_576).optional(),
     ENHANCE_MODEL_PATH: optionalText,
     ENHANCE_DEVICE: z.enum(["cpu", "cuda"]).default("cpu"),
     // int8 or fp32 for the embedded models; unset, each model's default (lib/enhance/precision.ts).
@@ -435,6 +438,49 @@ function readListen(env: z.infer<typeof envSchema>): { host?: string; ignoredHos
   return { ignoredHostname: hostname };
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The default pixel budget: a 160th of the memory this process may use (150 MiB on 23.5 GiB), within 128 MiB and
+ * 4 GiB. Image work should take at most a sixteenth of the memory, and each byte the budget counts (a decode's input
+ * and output once, an upload's bytes) costs up to about ten bytes of working memory while the image is enhanced:
+ * the decoded input in shared memory, the network's output, the finish's sharpened and base images, the encoder's
+ * buffers, and garbage not collected yet (about six measured by `npm run bench -- --memory-only`, four for margin).
+ */
+export function defaultPixelBudgetBytes(memoryBytes: number): number {
+  return Math.min(4096 * MIB, Math.max(128 * MIB, Math.floor(memoryBytes / 160 / MIB) * MIB));
+}
+
+/** The memory this process may use: the machine's, or less where a cgroup (a container) limits it. */
+export function processMemoryBytes(): number {
+  const total = os.totalmem();
+  // 0 or undefined when nothing constrains it; some versions report an unset limit as a huge number.
+  const constrained = process.constrainedMemory?.() ?? 0;
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/** The bounded queues, and the pixel budget every decode takes from (lib/work/pixel-budget.ts). */
+function readWork(env: z.infer<typeof envSchema>) {
+  // Jobs beyond the workers would only wait inside the pool, outside the bounded queue.
+  const enhanceConcurrency = env.ENHANCE_CONCURRENCY ?? env.ENHANCE_WORKERS ?? os.availableParallelism();
+  return {
+    generateConcurrency: env.GENERATE_CONCURRENCY,
+    generateQueue: env.GENERATE_QUEUE,
+    enhanceConcurrency,
+    enhanceQueue: env.ENHANCE_QUEUE,
+    decodeConcurrency: env.DECODE_CONCURRENCY,
+    decodeQueue: env.DECODE_QUEUE,
+    gpuServerConcurrency: env.GPU_SERVER_CONCURRENCY,
+    pixelBudget: {
+      capacity: env.PIXEL_BUDGET_MB ? env.PIXEL_BUDGET_MB * MIB : defaultPixelBudgetBytes(processMemoryBytes()),
+      // Decodes wait for room inside an enhance or decode slot, so at most those wait; one that waited as long as
+      // an enhancement may run is refused busy.
+      maxWaiting: enhanceConcurrency + env.DECODE_CONCURRENCY,
+      maxWaitMs: env.ENHANCE_TIMEOUT_MS,
+    },
+  };
+}
+
 /** The work tier: inline, or BullMQ on REDIS_URL with each worker's settings. */
 function readTier(env: z.infer<typeof envSchema>) {
   if (env.WORK_TIER !== "bullmq" || !env.REDIS_URL) return { kind: "inline" as const };
@@ -488,6 +534,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       decodeQueue: env.DECODE_QUEUE,
       gpuServerConcurrency: env.GPU_SERVER_CONCURRENCY,
     },
+    work: readWork(env),
     enhance: readEnhanceSettings(env),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
     // (lib/store/redis/client.ts picks the transport from the URL's scheme).

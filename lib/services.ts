@@ -43,6 +43,7 @@ import { createRedisSlots } from "@/lib/tier/slots";
 import type { WorkTier } from "@/lib/tier/types";
 import { recordJob } from "@/lib/usage/recording";
 import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
+import { PixelBudget } from "@/lib/work/pixel-budget";
 import { WorkQueue } from "@/lib/work/queue";
 import { StreamSlots } from "@/lib/work/stream-slots";
 import { UploadGate } from "@/lib/work/upload-gate";
@@ -86,6 +87,11 @@ export type Services = Repositories & {
   statusGuard: WindowCounter;
   /** Bounded queues: generations, enhancements, and the decoding of edit inputs (image and mask). */
   queues: { generate: WorkQueue; enhance: WorkQueue; decode: WorkQueue };
+  /**
+   * The image data this process holds at once (PIXEL_BUDGET_MB): upload bytes as they arrive, and each decode's
+   * pixels; shared by the upload gate, enhancements and edit decodes, in whichever process decodes.
+   */
+  pixels: PixelBudget;
   /** Uploads held in memory at once: bytes as they arrive, each identity's share, and the body deadlines. */
   uploads: UploadGate;
   /** Open event streams per caller identity and per job, on this instance. */
@@ -164,6 +170,7 @@ export function createServices(
   const storage = overrides.storage ?? openStorage(config);
   const runner = createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain);
   const gpuPools = createGpuPools(gpuSlotsOf(config));
+  const pixels = new PixelBudget(config.work.pixelBudget);
   return {
     ...repositories,
     config,
@@ -189,7 +196,9 @@ export function createServices(
       enhance: new WorkQueue("enhance", config.work.enhanceConcurrency, config.work.enhanceQueue),
       decode: new WorkQueue("decode", config.work.decodeConcurrency, config.work.decodeQueue),
     },
+    pixels,
     uploads: new UploadGate({
+      pixels,
       capacity: config.upload.maxInflightBytes,
       maxFileBytes: config.upload.maxBytes,
       idleTimeoutMs: config.upload.idleTimeoutMs,

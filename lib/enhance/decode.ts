@@ -1,6 +1,7 @@
 // Safe decoding of uploads: sniff the real format, check dimensions from the header, then decode with a pixel cap.
 import sharp from "sharp";
 import { InvalidImage } from "@/lib/errors";
+import { bufferOf, copyToShared } from "./neural/shared-memory";
 import type { RawImage } from "./types";
 
 // The header probe is shared with generate's image input, so it lives with the images.
@@ -20,4 +21,13 @@ export async function decodeImage(bytes: Buffer, maxPixels: number): Promise<Raw
   } catch {
     throw new InvalidImage("The image could not be decoded; it may be truncated or corrupt.");
   }
+}
+
+/**
+ * decodeImage with the pixels moved into shared memory, where the enhance workers read them without a copy of their
+ * own: the decoder's buffer is dropped at once, so an enhancement holds one copy of its input, not two.
+ */
+export async function decodeShared(bytes: Buffer, maxPixels: number): Promise<RawImage> {
+  const image = await decodeImage(bytes, maxPixels);
+  return { ...image, data: bufferOf(await copyToShared(image.data)) };
 }

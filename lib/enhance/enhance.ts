@@ -1,4 +1,5 @@
-// Runs one enhancement: check the upload's header, then decode, enhance and store it in one bounded queue slot.
+// Runs one enhancement: check the upload's header, then, in one bounded queue slot, take the pixels it will hold
+// from the process's pixel budget, decode, enhance and store it. While it waits it holds only its compressed upload.
 import { type EnhanceModeName, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
 import type { OnnxNetwork } from "@/lib/catalog/enhance-routes";
 import { DEFAULT_OUTPUT, type OutputEncoding } from "@/lib/catalog/output-formats";
@@ -8,10 +9,11 @@ import { DomainError, EnhanceFailed } from "@/lib/errors";
 import { type RecordDeps, storeImage } from "@/lib/images/library";
 import { describeError, log } from "@/lib/log";
 import type { ImageStorage } from "@/lib/storage/types";
+import { type PixelBudget, pixelBytesOf } from "@/lib/work/pixel-budget";
 import type { WorkQueue } from "@/lib/work/queue";
-import { decodeImage, probeImage } from "./decode";
+import { decodeShared, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
-import { enhanceRaw } from "./pipeline";
+import { enhanceRaw, targetSize } from "./pipeline";
 import { type EnhanceRoutes, runRemoteSteps } from "./routes/remote-chain";
 import type { ModelChoice, RawImage } from "./types";
 
@@ -33,6 +35,8 @@ export type EnhanceDeps = RecordDeps & {
   signal: AbortSignal;
   storage: ImageStorage;
   queue: WorkQueue;
+  /** Where the decode takes its pixels from: the process's budget, shared with the upload gate and edit decodes. */
+  pixels: PixelBudget;
   origin: string;
   config: Config;
   enhancer: Pick<Enhancer, "run">;
@@ -62,30 +66,19 @@ export type EnhancedResult = {
 
 export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Promise<EnhancedResult> {
   const { maxPixels } = deps.config.upload;
-  // The header alone refuses non-images and pixel bombs before a queue slot is spent on them.
-  await probeImage(input.bytes, maxPixels);
+  // The header alone refuses non-images and pixel bombs before a queue slot is spent on them, and sizes the decode.
+  const probe = await probeImage(input.bytes, maxPixels);
+  const target = targetSize(probe.width, probe.height, input.scale);
+  const pixels = pixelBytesOf(probe, { ...target, channels: probe.channels });
   const result = await deps.queue.run(
     async () => {
-      await deps.onStart?.();
-      const started = performance.now();
-      deps.onProgress?.({ fraction: 0, stage: "decoding" });
-      const image = await decodeImage(input.bytes, maxPixels);
-      deps.onProgress?.({ fraction: null, stage: "enhancing" });
+      // Before the start: a refusal here (busy) leaves nothing spent, so the caller's unit comes back.
+      const hold = await deps.pixels.take(pixels, deps.signal);
       try {
-        const out = await runChain(input, image, deps);
-        // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
-        log.info("enhance job", {
-          request_id: deps.requestId,
-          engine: out.engine,
-          model: input.model,
-          size: `${out.width}x${out.height}`,
-          ms: Math.round(performance.now() - started),
-        });
-        return { out, original: image };
-      } catch (err) {
-        if (err instanceof DomainError || deps.signal.aborted) throw err;
-        log.error("enhance failed", { request_id: deps.requestId, model: input.model, ...describeError(err) });
-        throw new EnhanceFailed("enhance failed", { cause: err });
+        await deps.onStart?.();
+        return await decodeAndRun(input, deps);
+      } finally {
+        hold.release();
       }
     },
     deps.signal,
@@ -123,6 +116,30 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
     expiresAt: stored.expiresAt,
     deleteToken: stored.deleteToken,
   };
+}
+
+/** Decodes the upload and runs the mode's chain on it; only the sizes of the decoded input outlive it. */
+async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps) {
+  const started = performance.now();
+  deps.onProgress?.({ fraction: 0, stage: "decoding" });
+  const image = await decodeShared(input.bytes, deps.config.upload.maxPixels);
+  deps.onProgress?.({ fraction: null, stage: "enhancing" });
+  try {
+    const out = await runChain(input, image, deps);
+    // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
+    log.info("enhance job", {
+      request_id: deps.requestId,
+      engine: out.engine,
+      model: input.model,
+      size: `${out.width}x${out.height}`,
+      ms: Math.round(performance.now() - started),
+    });
+    return { out, original: { width: image.width, height: image.height } };
+  } catch (err) {
+    if (err instanceof DomainError || deps.signal.aborted) throw err;
+    log.error("enhance failed", { request_id: deps.requestId, model: input.model, ...describeError(err) });
+    throw new EnhanceFailed("enhance failed", { cause: err });
+  }
 }
 
 /** The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. */

@@ -6,7 +6,8 @@ import { ACCEPTED_IMAGE_FORMATS } from "@/lib/schemas/enhance-rules";
 
 const ACCEPTED = new Set<string>([...ACCEPTED_IMAGE_FORMATS, "heif"]);
 
-export type Probe = { format: string; width: number; height: number };
+/** `channels`: what a decode to sRGB makes of it, 4 with alpha, else 3. */
+export type Probe = { format: string; width: number; height: number; channels: 3 | 4 };
 
 /** Reads only the header. Rejects non-images, SVG (whatever the Content-Type said) and pixel bombs. */
 export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Probe> {
@@ -33,5 +34,6 @@ export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Prob
     format: meta.format,
     width: rotated ? meta.height : meta.width,
     height: rotated ? meta.width : meta.height,
+    channels: meta.hasAlpha ? 4 : 3,
   };
 }

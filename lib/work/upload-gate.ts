@@ -5,6 +5,7 @@ import type { Caller, Plan } from "@/lib/auth/types";
 import { QueueFull, TooManyAtOnce } from "@/lib/errors";
 import { CALLER_LIMITS, HELD_RETRY_AFTER_S, type UploadLimits } from "./caller-limits";
 import { KeyedSlots } from "./keyed-slots";
+import { budgetFull, type PixelBudget } from "./pixel-budget";
 
 /** Room for multipart boundaries and the small text fields on top of the files themselves. */
 export const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
@@ -20,6 +21,8 @@ export type UploadGateOptions = {
   timeoutMs: number;
   /** @default CALLER_LIMITS.uploads */
   perPlan?: Record<Plan, UploadLimits>;
+  /** The process's budget for image data (PIXEL_BUDGET_MB): upload bytes count in it too, beside the decodes. */
+  pixels?: PixelBudget;
 };
 
 /** One upload's hold on the gate, from the start of its body until the work on it is done. */
@@ -100,6 +103,9 @@ export class UploadGate {
             HELD_RETRY_AFTER_S,
           );
         }
+        if (this.options.pixels && !this.options.pixels.tryTake(bytes)) {
+          throw budgetFull(HELD_RETRY_AFTER_S);
+        }
         this.used += bytes;
         this.sendingBytes.set(identity, mine + bytes);
         held += bytes;
@@ -110,6 +116,7 @@ export class UploadGate {
         arrived();
         released = true;
         this.used -= held;
+        this.options.pixels?.giveBack(held);
       },
     };
   }

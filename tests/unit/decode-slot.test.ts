@@ -7,11 +7,16 @@ import sharp from "sharp";
 import { QueueFull } from "@/lib/errors";
 import { type CheckedOrder, prepareWork } from "@/lib/features/generate/flow";
 import type { Services } from "@/lib/services";
+import { PixelBudget } from "@/lib/work/pixel-budget";
 import { WorkQueue } from "@/lib/work/queue";
 
-function servicesWith(decode: WorkQueue) {
+function servicesWith(
+  decode: WorkQueue,
+  pixels = new PixelBudget({ capacity: 256 * 1024 * 1024, maxWaiting: 4, maxWaitMs: 120_000 }),
+) {
   return {
     queues: { decode },
+    pixels,
     config: { upload: { maxBytes: 10 * 1024 * 1024, maxPixels: 25_000_000 } },
     engines: { sizingFor: () => ({ kind: "fixed" }) },
   } as unknown as Services;
@@ -56,5 +61,16 @@ describe("prepareWork's decode slot", () => {
     assert.equal(work.edit, undefined);
     free();
     await holding;
+  });
+
+  it("takes the edit's pixels from the process's pixel budget: busy while another decode holds it, all back after", async () => {
+    const pixels = new PixelBudget({ capacity: 1024 * 1024, maxWaiting: 4, maxWaitMs: 100 });
+    const svc = servicesWith(new WorkQueue("decode-test-3", 2, 0), pixels);
+    const other = await pixels.take(1024 * 1024);
+    await assert.rejects(prepareWork(svc, await editOrder()), QueueFull);
+    other.release();
+    const work = await prepareWork(svc, await editOrder());
+    assert.deepEqual([work.edit?.input.width, work.edit?.input.height], [1024, 1024]);
+    assert.deepEqual(pixels.stats, { used: 0, waiting: 0 });
   });
 });

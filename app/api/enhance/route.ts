@@ -3,6 +3,7 @@
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
 import { enhanceBody } from "@/lib/features/enhance/answer";
+import { enhanceDeps } from "@/lib/features/enhance/flow";
 import { parseEnhance, servedEnhanceModes } from "@/lib/features/enhance/parse";
 import { recordDepsFor } from "@/lib/features/images/records";
 import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
@@ -44,16 +45,7 @@ export const POST = withApi("enhance", async ({ req, requestId, caller, svc, quo
     }
     if (svc.tier.kind !== "inline") return await runSync(svc, { kind: "enhance", caller, quota, signal }, task);
 
-    const deps = {
-      requestId,
-      origin,
-      storage: svc.storage,
-      queue: svc.queues.enhance,
-      config: svc.config,
-      enhancer: svc.enhancer,
-      routes: svc.enhanceRoutes,
-      ...recordDepsFor(svc, caller),
-    };
+    const deps = enhanceDeps(svc, { requestId, origin }, recordDepsFor(svc, caller));
     const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });
     quota.note({ engine: image.engine });
     return enhanceBody(input, image, usage);

@@ -137,13 +137,15 @@ export async function runRemoteSteps(
   job: RemoteJob,
 ): Promise<{ output: RemoteOutput } | { next: OnnxNetwork }> {
   const failures: unknown[] = [];
-  const png = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
-    .png()
-    .toBuffer();
+  // The PNG the routes send is made for the first cloud route only: a chain that starts in process never pays for it.
+  let png: Promise<Buffer> | undefined;
   for (const step of steps) {
     if ("onnx" in step) return { next: step.onnx };
+    png ??= sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
+      .png()
+      .toBuffer();
     try {
-      return { output: await runRoute(step.route, image, png, job) };
+      return { output: await runRoute(step.route, image, await png, job) };
     } catch (err) {
       if (job.signal.aborted) throw err;
       failures.push(err);

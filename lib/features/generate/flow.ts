@@ -2,13 +2,16 @@
 // OpenAI-compatible /v1 routes run one pipeline: the content filter, the route check and the library image before
 // any quota; the edit's decoding after it; and the units of images that failed given back.
 import type { Caller } from "@/lib/auth/types";
+import { MODELS } from "@/lib/catalog/models";
 import { inputNeeded } from "@/lib/catalog/route-inputs";
 import { type GenerateDeps, type GeneratedBatch, type GenerateInput, prepareEdit } from "@/lib/engines/generate";
 import { recordDepsFor } from "@/lib/features/images/records";
 import { findOwnImage, type RecordDeps, readImageBytes } from "@/lib/images/library";
+import { probeImage } from "@/lib/images/probe";
 import type { Quota } from "@/lib/quota/ledger";
 import type { Usage } from "@/lib/quota/types";
 import type { Services } from "@/lib/services";
+import { pixelBytesOf } from "@/lib/work/pixel-budget";
 import { assertPromptAllowed } from "./filter-prompt";
 
 /** A parsed generate request, whatever API it came through. */
@@ -60,17 +63,34 @@ export async function checkGenerate(
 export async function prepareWork(svc: Services, checked: CheckedOrder, signal?: AbortSignal): Promise<GenerateInput> {
   const { order, hasImage, sourceId } = checked;
   if (!hasImage) return order.input;
-  // Decoding holds the image's pixels in memory: a bounded few at once, a few waiting, and 503 busy beyond.
+  // Decoding holds the image's pixels in memory: a bounded few at once, a few waiting, and 503 busy beyond; the
+  // pixels themselves come from the process's pixel budget, which enhancements and uploads share.
   const edit = await svc.queues.decode.run(async () => {
     const bytes = order.image ?? (await readImageBytes(svc.storage, sourceId ?? "", svc.config.upload.maxBytes));
-    return prepareEdit(
-      { image: bytes, mask: order.mask, strength: order.strength, sourceImageId: sourceId },
-      { model: order.input.model, ratio: order.ratioGiven ? order.input.ratio : undefined },
-      svc.config.upload.maxPixels,
-      svc.engines,
-    );
+    const hold = await svc.pixels.take(await editPixelsOf(bytes, order), signal);
+    try {
+      return await prepareEdit(
+        { image: bytes, mask: order.mask, strength: order.strength, sourceImageId: sourceId },
+        { model: order.input.model, ratio: order.ratioGiven ? order.input.ratio : undefined },
+        svc.config.upload.maxPixels,
+        svc.engines,
+      );
+    } finally {
+      hold.release();
+    }
   }, signal);
   return { ...order.input, edit };
+}
+
+/**
+ * The pixels an edit's decode holds: its image and mask as decoded (from their headers), and the image at the
+ * model's largest output size. A header that does not read counts nothing: prepareEdit refuses it with its own error.
+ */
+async function editPixelsOf(image: Buffer, order: GenerateOrder): Promise<number> {
+  const decoded = async (bytes: Buffer | undefined) =>
+    bytes ? await probeImage(bytes, Number.POSITIVE_INFINITY).then(pixelBytesOf, () => 0) : 0;
+  const largest = Math.max(...Object.values(MODELS[order.input.model].sizes).map((s) => s.width * s.height));
+  return (await decoded(image)) + (await decoded(order.mask)) + largest * 3;
 }
 
 /** What generateImages needs besides the signal and the hooks. */

@@ -7,6 +7,7 @@ import { generateImages } from "@/lib/engines/generate";
 import type { EnhanceInput } from "@/lib/enhance/enhance";
 import { enhanceImage } from "@/lib/enhance/enhance";
 import { enhanceBody } from "@/lib/features/enhance/answer";
+import { enhanceDeps } from "@/lib/features/enhance/flow";
 import { generateBody, refunded } from "@/lib/features/generate/answer";
 import { generateDeps } from "@/lib/features/generate/flow";
 import { recordDepsFor } from "@/lib/features/images/records";
@@ -60,16 +61,7 @@ function generateWork(svc: Services, spec: GenerateSpec): JobWork {
 
 function enhanceWork(svc: Services, spec: EnhanceSpec): JobWork {
   const { input, usage } = spec;
-  const deps = {
-    requestId: spec.requestId,
-    origin: spec.origin,
-    storage: svc.storage,
-    queue: svc.queues.enhance,
-    config: svc.config,
-    enhancer: svc.enhancer,
-    routes: svc.enhanceRoutes,
-    ...recordDepsFor(svc, spec.caller),
-  };
+  const deps = enhanceDeps(svc, spec, recordDepsFor(svc, spec.caller));
   return async ({ signal, begin, onQueued, onProgress }) =>
     enhanceBody(input, await enhanceImage(input, { ...deps, signal, onStart: begin, onQueued, onProgress }), usage);
 }
