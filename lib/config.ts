@@ -524,16 +524,6 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       idleTimeoutMs: env.UPLOAD_IDLE_TIMEOUT_MS,
       timeoutMs: env.UPLOAD_TIMEOUT_MS,
     },
-    work: {
-      generateConcurrency: env.GENERATE_CONCURRENCY,
-      generateQueue: env.GENERATE_QUEUE,
-      // Jobs beyond the workers would only wait inside the pool, outside the bounded queue.
-      enhanceConcurrency: env.ENHANCE_CONCURRENCY ?? env.ENHANCE_WORKERS ?? os.availableParallelism(),
-      enhanceQueue: env.ENHANCE_QUEUE,
-      decodeConcurrency: env.DECODE_CONCURRENCY,
-      decodeQueue: env.DECODE_QUEUE,
-      gpuServerConcurrency: env.GPU_SERVER_CONCURRENCY,
-    },
     work: readWork(env),
     enhance: readEnhanceSettings(env),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
