@@ -37,6 +37,7 @@ async function main() {
   const consumer = startConsumer({
     redisUrl: tier.redisUrl,
     concurrency: tier.concurrency,
+    keyCap: tier.keyCap,
     stallLimit: tier.stallLimit,
     stallCheckMs: tier.stallCheckMs,
     jobs: svc.jobs,

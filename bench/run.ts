@@ -32,7 +32,7 @@ import { benchStorage } from "./storage";
 import { benchUploadAttack } from "./upload-attack";
 import { benchUsageRecording, cpuMsOf } from "./usage-recording";
 import { benchWebhooks } from "./webhooks";
-import { benchWorkTier } from "./work-tier";
+import { benchEnhanceWorkers, benchWorkTier } from "./work-tier";
 
 type Cannon = {
   requests: { average: number; total: number };
@@ -114,7 +114,8 @@ async function mainStorageOnly() {
 
 /** `npm run bench -- --work-tier-only`: a sync request through the BullMQ work tier against inline. */
 async function mainWorkTierOnly() {
-  printTable(await benchWorkTier());
+  printTable(await tableOf("work tier", () => benchWorkTier()));
+  printTable(await tableOf("work tier enhancement", () => benchEnhanceWorkers()));
 }
 
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
@@ -363,6 +364,11 @@ async function main() {
   neuralTables.push(await tableOf("OpenAI-compatible /v1", () => benchOpenAI()));
   // 13. A remote enhance route through /api/enhance against calling the provider's fake directly.
   neuralTables.push(await tableOf("remote enhance route", () => benchEnhanceRoutes()));
+  // 14. The BullMQ work tier: a sync request against inline, and enhancement on one worker against two.
+  neuralTables.push(await tableOf("work tier", () => benchWorkTier()));
+  neuralTables.push(await tableOf("work tier enhancement", () => benchEnhanceWorkers()));
+  // 15. Images on S3-compatible storage (a real Swift s3api) against local files.
+  neuralTables.push(await tableOf("S3 storage", () => benchStorage()));
 
   console.log(
     `\nDarkroom bench · ${new Date().toISOString()} · node ${process.version} · ${require("node:os").cpus().length} cores\n`,

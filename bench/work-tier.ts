@@ -4,8 +4,9 @@
 // store, so the difference is the tier's own: the job record, the queue, the worker's pick-up and the wait for its end.
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
+import sharp from "sharp";
 import { type App, createKey, ROOT, startApp, tempDataDir } from "../tests/helpers/app";
-import { call } from "../tests/helpers/http";
+import { call, enhance } from "../tests/helpers/http";
 import { startRedisServer } from "../tests/helpers/redis-server";
 import type { Table } from "./neural";
 
@@ -94,6 +95,84 @@ export async function benchWorkTier(rounds = Number(process.env.BENCH_TIER_ROUND
   } finally {
     if (worker?.pid && worker.exitCode === null) process.kill(-worker.pid, "SIGTERM");
     await Promise.all(apps.map((a) => a.stop()));
+    await redis.close();
+  }
+}
+
+/**
+ * `--work-tier-only`, second table: enhancement throughput on the tier with one worker against two, each worker's
+ * threads fixed (ENHANCE_WORKERS=1, two jobs at once), in alternating rounds of `batch` concurrent sync requests.
+ */
+export async function benchEnhanceWorkers(
+  rounds = Number(process.env.BENCH_TIER_ENHANCE_ROUNDS ?? 2),
+  batch = 8,
+): Promise<Table> {
+  const redis = await startRedisServer();
+  let app: App | undefined;
+  const running: ChildProcess[] = [];
+  try {
+    const dataDir = tempDataDir("bench-tier-enhance");
+    const env = {
+      REDIS_URL: redis.url,
+      REDIS_TIMEOUT_MS: "10000",
+      KEY_PEPPER: crypto.randomBytes(32).toString("hex"),
+      PRO_REQUESTS_PER_DAY: "100000",
+      WORK_TIER: "bullmq",
+      DATA_DIR: dataDir,
+      ENHANCE_WORKERS: "1",
+      WORKER_CONCURRENCY: "2",
+      // One key sends the whole batch: its cap must not be what is measured.
+      WORKER_KEY_CAP: "64",
+    };
+    app = await startApp({ name: "bench-tier-enhance", dataDir, env });
+    const { key } = await createKey(app);
+    running.push(await startWorker(env));
+    const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: "#3a6" } })
+      .composite([
+        { input: Buffer.from('<svg width="512" height="512"><circle cx="256" cy="256" r="180" fill="#c42"/></svg>') },
+      ])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const url = app.url;
+    const one = async () => {
+      const res = await enhance(
+        url,
+        { image: { data: photo, type: "image/jpeg", name: "p.jpg" }, strength: "0.6", scale: "2" },
+        { headers: { Authorization: `Bearer ${key}` } },
+      );
+      if (res.status !== 200) throw new Error(`bench enhance failed: ${res.status} ${res.text.slice(0, 200)}`);
+    };
+    const batchSeconds = async () => {
+      const t = performance.now();
+      await Promise.all(Array.from({ length: batch }, one));
+      return (performance.now() - t) / 1000;
+    };
+    await one(); // warm-up: the network's session on the first worker
+    const seconds: Record<"one" | "two", number[]> = { one: [], two: [] };
+    for (let r = 0; r < rounds; r++) {
+      seconds.one.push(await batchSeconds());
+      running.push(await startWorker(env));
+      await one(); // the second worker's session
+      seconds.two.push(await batchSeconds());
+      const second = running.pop();
+      if (second?.pid) process.kill(-second.pid, "SIGTERM");
+      await new Promise((resolve) => second?.once("exit", resolve));
+    }
+    const rate = (s: number[]) => (batch * s.length) / s.reduce((a, b) => a + b, 0);
+    return {
+      head: ["Work tier enhancement (512² → 1024², fast)", "jobs/s", "against one worker"],
+      rows: [
+        ["one worker, 1 thread", fmt(rate(seconds.one), 2), "1.00×"],
+        ["two workers, 1 thread each", fmt(rate(seconds.two), 2), `${fmt(rate(seconds.two) / rate(seconds.one), 2)}×`],
+      ],
+      notes: [
+        `${rounds} alternating rounds of ${batch} concurrent synchronous requests from one Pro key, after a warm-up.`,
+        "Workers run on this machine's cores beside the web instance and Redis: two cores bound the second worker.",
+      ],
+    };
+  } finally {
+    for (const w of running) if (w.pid && w.exitCode === null) process.kill(-w.pid, "SIGTERM");
+    await app?.stop();
     await redis.close();
   }
 }

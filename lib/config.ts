@@ -76,6 +76,9 @@ const envSchema = z
     // Edit inputs (image and mask) decoded at once / waiting: each decode holds up to its pixels in memory.
     DECODE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     DECODE_QUEUE: z.coerce.number().int().min(0).max(10_000).default(8),
+    // Calls one ComfyUI or AUTOMATIC1111 server holds at once, counted across every worker on the work tier; a call
+    // beyond it waits for a free server. Unset: no cap (each server queues what it is sent).
+    GPU_SERVER_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     // MiB of image data held at once: upload bytes as they arrive, and each decode's input and output pixels.
     // Unset, derived from the machine's memory (pixelBudgetOf).
     PIXEL_BUDGET_MB: z.coerce.number().int().min(64).max(1_048_576).optional(),
@@ -146,6 +149,8 @@ const envSchema = z
     // before it fails (with its units given back).
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
     WORK_STALL_LIMIT: z.coerce.number().int().min(0).max(20).default(2),
+    // Jobs of one key (or one Free address) running at once across all workers, so that no caller holds them all.
+    WORKER_KEY_CAP: z.coerce.number().int().min(1).max(256).default(2),
     // How often a worker proves it is alive; a job whose worker stops proving it goes to another after about this.
     WORK_STALL_CHECK_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
     // Comma-separated host names (or addresses) webhooks may reach over http and on any address: local receivers.
@@ -465,6 +470,7 @@ function readWork(env: z.infer<typeof envSchema>) {
     enhanceQueue: env.ENHANCE_QUEUE,
     decodeConcurrency: env.DECODE_CONCURRENCY,
     decodeQueue: env.DECODE_QUEUE,
+    gpuServerConcurrency: env.GPU_SERVER_CONCURRENCY,
     pixelBudget: {
       capacity: env.PIXEL_BUDGET_MB ? env.PIXEL_BUDGET_MB * MIB : defaultPixelBudgetBytes(processMemoryBytes()),
       // Decodes wait for room inside an enhance or decode slot, so at most those wait; one that waited as long as
@@ -484,6 +490,7 @@ function readTier(env: z.infer<typeof envSchema>) {
     concurrency: env.WORKER_CONCURRENCY,
     stallLimit: env.WORK_STALL_LIMIT,
     stallCheckMs: env.WORK_STALL_CHECK_MS,
+    keyCap: env.WORKER_KEY_CAP,
   };
 }
 

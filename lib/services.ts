@@ -7,6 +7,8 @@ import { type Config, getConfig } from "@/lib/config";
 import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
 import { createEngines, type Engines } from "@/lib/engines";
+import { createGpuPools, type GpuPools } from "@/lib/engines/local/pool";
+import { createProcessSlots, type SharedSlots } from "@/lib/engines/local/slots";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
 import { createEnhanceRoutes, type EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import { reclaimLapsedClaims } from "@/lib/idempotency/idempotency";
@@ -36,6 +38,8 @@ import { createUpstashGuard } from "@/lib/store/redis/call-guard";
 import { openSqliteBackend } from "@/lib/store/sqlite/backend";
 import { createBullmqTier } from "@/lib/tier/bullmq";
 import { createInlineTier } from "@/lib/tier/inline";
+import { tierConnection } from "@/lib/tier/redis";
+import { createRedisSlots } from "@/lib/tier/slots";
 import type { WorkTier } from "@/lib/tier/types";
 import { recordJob } from "@/lib/usage/recording";
 import { createWebhookWorker, type WebhookWorker } from "@/lib/webhooks";
@@ -62,6 +66,8 @@ export type Services = Repositories & {
   storage: ImageStorage;
   /** Every model's engine, built on first use. */
   engines: Engines;
+  /** The GPU server pools, shared by generation's and enhancement's routes. */
+  gpuPools: GpuPools;
   /** The enhance engine registry; its worker pool starts on first use. */
   enhancer: Enhancer;
   /** The enhance modes' chains of routes, built once, so a route's health outlives a request. */
@@ -129,6 +135,19 @@ export function openTier(
   });
 }
 
+/** Each GPU server's cap (GPU_SERVER_CONCURRENCY): counted in Redis on the work tier, so it holds across workers. */
+function gpuSlotsOf(config: Config): SharedSlots | undefined {
+  const cap = config.work.gpuServerConcurrency;
+  if (cap === undefined) return undefined;
+  if (config.tier.kind === "inline") return createProcessSlots(cap);
+  const { redisUrl } = config.tier;
+  return createRedisSlots(() => {
+    const redis = tierConnection(redisUrl, "producer");
+    redis.on("error", (err) => log.warn("work tier: Redis error (GPU server slots)", describeError(err)));
+    return redis;
+  }, cap);
+}
+
 /**
  * Builds the whole graph for `config`; `overrides` replace parts (a test's backend or storage). Nothing runs in the
  * background until startBackground().
@@ -150,6 +169,7 @@ export function createServices(
   });
   const storage = overrides.storage ?? openStorage(config);
   const runner = createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain);
+  const gpuPools = createGpuPools(gpuSlotsOf(config));
   const pixels = new PixelBudget(config.work.pixelBudget);
   return {
     ...repositories,
@@ -161,9 +181,10 @@ export function createServices(
         : createUpstashGuard((backend as RedisBackend).client, { timeoutMs: (backend as RedisBackend).timeoutMs }),
     storage,
     checkStorage: createStorageHealth(storage),
-    engines: overrides.engines ?? createEngines(config.generation),
+    engines: overrides.engines ?? createEngines(config.generation, gpuPools),
+    gpuPools,
     enhancer: overrides.enhancer ?? createEnhancer(config),
-    enhanceRoutes: createEnhanceRoutes(config),
+    enhanceRoutes: createEnhanceRoutes(config, gpuPools),
     mailer: config.mail ? createMailer(config.mail) : null,
     sweepStats: createSweepStats(),
     checkDisk: createDiskChecker(),

@@ -33,7 +33,10 @@ export function capabilitiesOf(generation: GenerationSettings): CapabilityEnv {
 /** What a process's engines share: one health book and one set of GPU pools. */
 export type EngineShared = { health: HealthBook; pools: GpuPools };
 
-export const createEngineShared = (): EngineShared => ({ health: createHealthBook(), pools: createGpuPools() });
+export const createEngineShared = (pools: GpuPools = createGpuPools()): EngineShared => ({
+  health: createHealthBook(),
+  pools,
+});
 
 export function buildEngine(
   model: ModelName,
@@ -88,10 +91,11 @@ export type Engines = {
   routeHealth(routeId: string): RouteHealth;
 };
 
-export function createEngines(generation: GenerationSettings): Engines {
+/** The engines of `generation`'s chains; `pools` are the process's GPU server pools, shared with enhancement. */
+export function createEngines(generation: GenerationSettings, pools?: GpuPools): Engines {
   const engines = new Map<ModelName, ImageEngine>();
   const capabilities = capabilitiesOf(generation);
-  const shared = createEngineShared();
+  const shared = createEngineShared(pools);
   return {
     engineFor(model) {
       let engine = engines.get(model);

@@ -4,8 +4,9 @@
 // the job: the units were taken once at acceptance, and only the one transition that ends the record refunds, writes
 // the webhook and records usage, so a job run again after its worker died is still charged and delivered once.
 import crypto from "node:crypto";
-import { type Job, Queue, QueueEvents, RateLimitError, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, QueueEvents, RateLimitError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import type { SharedSlots } from "@/lib/engines/local/slots";
 import { ChainExhausted } from "@/lib/errors";
 import type { JobRunner, JobWork } from "@/lib/jobs/runner";
 import type { JobStore } from "@/lib/jobs/store";
@@ -16,12 +17,15 @@ import { LOST_MESSAGE } from "./bullmq";
 import { HEARTBEAT_EVERY_MS, HEARTBEAT_TTL_MS, OUTCOMES_KEY, QUEUE_OF_KIND, STALLS_KEY, WORKERS_KEY } from "./names";
 import { dropJobData, type PackedData, unpackJobData } from "./payload";
 import { tierConnection } from "./redis";
+import { createRedisSlots } from "./slots";
 import type { JobSpec } from "./types";
 
 export type ConsumerOptions = {
   redisUrl: string;
   /** Jobs run at once by this process, per queue. */
   concurrency: number;
+  /** Jobs of one owner (a key, or a Free caller's address) running at once across every worker. */
+  keyCap: number;
   /** Times a job whose worker died is run again before it fails. */
   stallLimit: number;
   /** How often workers look for jobs whose worker died; a job's lock lasts twice this. */
@@ -57,10 +61,14 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
       new Queue(QUEUE_OF_KIND[kind], { connection: redis }),
     ]),
   );
-  const process = async (job: Job<PackedData>): Promise<Outcome> => {
+  const owners = createRedisSlots(() => redis, opts.keyCap);
+  const process = async (job: Job<PackedData>, token?: string): Promise<Outcome> => {
     active++;
     try {
-      return await runOne(opts, job, redis, (seconds) => limitQueue(queues.get(job.queueName), seconds));
+      return await runOne(opts, job, redis, {
+        limit: (seconds) => limitQueue(queues.get(job.queueName), seconds),
+        takeOwnerSlot: (owner) => takeOwnerSlot(owners, owner, job, token),
+      });
     } catch (err) {
       if (!(err instanceof Requeued)) throw err;
       // Back to the queue, not counted as an attempt; every worker waits out the limit before taking the next job.
@@ -145,6 +153,20 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
  */
 const NEVER_BINDING_LIMITER = { max: 1_000_000_000, duration: 1000 };
 
+/** How long a job whose owner runs its cap of jobs already waits before it is taken again. */
+const OWNER_WAIT_MS = 500;
+
+/**
+ * One of the owner's slots for the job; past the owner's cap the job waits a moment in the delayed set (not counted
+ * as an attempt) while the worker takes others' jobs.
+ */
+async function takeOwnerSlot(owners: SharedSlots, owner: string, job: Job, token?: string): Promise<() => void> {
+  const free = await owners.tryTake(`owner ${owner}`);
+  if (free) return free;
+  await job.moveToDelayed(Date.now() + OWNER_WAIT_MS, token);
+  throw new DelayedError();
+}
+
 /** How long the queue waits when every provider answered 429 without saying for how long. */
 const CAPACITY_LIMIT_S = 30;
 
@@ -162,18 +184,37 @@ async function limitQueue(queue: Queue | undefined, seconds: number): Promise<vo
  * every provider answers 429, the queue waits out their Retry-After (`limit`): an async job goes back to the queue
  * (Requeued), a synchronous one fails busy at once, as it would inline.
  */
-async function runOne(
-  opts: ConsumerOptions,
-  job: Job<PackedData>,
-  redis: Redis,
-  limit: (seconds: number) => Promise<void>,
-): Promise<Outcome> {
+async function runOne(opts: ConsumerOptions, job: Job<PackedData>, redis: Redis, gates: RunGates): Promise<Outcome> {
   const jobId = job.id ?? "";
-  let record = await opts.jobs.get(jobId);
+  const record = await opts.jobs.get(jobId);
   if (!record || isFinished(record.status)) {
     await dropJobData(job.data, opts.temp);
     return { status: record?.status ?? "gone" };
   }
+  const freeOwnerSlot = await gates.takeOwnerSlot(record.owner);
+  try {
+    return await runHeld(opts, job, redis, record, gates.limit);
+  } finally {
+    freeOwnerSlot();
+  }
+}
+
+/** What runs a job asks of the queue: its owner's slot (or a wait), and the manual rate limit after a 429. */
+type RunGates = {
+  takeOwnerSlot: (owner: string) => Promise<() => void>;
+  limit: (seconds: number) => Promise<void>;
+};
+
+/** Runs a job whose owner's slot is held: back to queued if its last worker died mid-run, then its work. */
+async function runHeld(
+  opts: ConsumerOptions,
+  job: Job<PackedData>,
+  redis: Redis,
+  found: JobRecord,
+  limit: (seconds: number) => Promise<void>,
+): Promise<Outcome> {
+  const jobId = found.id;
+  let record = found;
   if (record.status === "running") {
     // Its last worker died mid-run: the record goes back to queued, so this run starts it as the first did.
     record =

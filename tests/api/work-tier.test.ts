@@ -1,14 +1,17 @@
 // The BullMQ work tier (issue 31, contract 1.3): two web instances and worker processes (`npm run worker`) on one
-// real redis-server and one image folder, a ComfyUI fake whose steps take time, and the preview engine. Jobs wait
-// while no worker lives (and status says why), run once one starts, survive a worker's SIGKILL (charged, stored and
-// delivered once) and its SIGTERM, answer synchronous requests as an inline instance does, and Pro goes first.
+// real redis-server (persistent) and one image folder, a ComfyUI fake whose steps take time, an AUTOMATIC1111 fake
+// and the preview engine. Jobs wait while no worker lives (and status says why), run once one starts, survive a
+// worker's SIGKILL (charged, stored and delivered once) and its SIGTERM, fail with units back past the retry limit,
+// survive a Redis restart, and answer synchronous requests as an inline instance does. Pro goes first, no key holds
+// every worker, and a GPU server's cap holds across workers.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "redis";
 import sharp from "sharp";
-import { OUTCOMES_KEY } from "@/lib/tier/names";
+import { OUTCOMES_KEY, STALLS_KEY } from "@/lib/tier/names";
+import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import type { Fake } from "../fakes/fake-server";
 import { FAL_KEY, startFalFake } from "../fakes/fal";
@@ -18,6 +21,7 @@ import { hasRedisServer, type RedisServer, startRedisServer } from "../helpers/r
 import { type Receiver, startReceiver } from "../helpers/webhook-receivers";
 
 const WAIT_MS = 120_000;
+const A1111_SDXL = "sd_xl_base_1.0.safetensors";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type WorkerProc = {
@@ -30,6 +34,7 @@ type WorkerProc = {
 
 let redis: RedisServer;
 let comfy: ComfyFake;
+let a1111: A1111Fake;
 let fal: Fake;
 let receiver: Receiver;
 let a: App;
@@ -40,10 +45,10 @@ const workers: WorkerProc[] = [];
 let redisClient: ReturnType<typeof createClient>;
 
 /** Starts `npm run worker`'s entry (worker.ts) as its own process group; `id` resolves once it is ready. */
-function startWorker(): WorkerProc {
+function startWorker(extraEnv: Record<string, string> = {}): WorkerProc {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "worker.ts"], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -127,14 +132,24 @@ async function workerRunning(jobId: string): Promise<WorkerProc> {
   throw new Error(`no worker process is ${name}`);
 }
 
+/** Stops every live worker (SIGTERM, each finishing its job), then starts `count` with `extraEnv`, ready. */
+async function replaceWorkers(count: number, extraEnv: Record<string, string> = {}): Promise<WorkerProc[]> {
+  for (const w of workers.filter((x) => x.alive())) await w.terminate();
+  const started = Array.from({ length: count }, () => startWorker(extraEnv));
+  await Promise.all(started.map((w) => w.id));
+  return started;
+}
+
 const skip = hasRedisServer() ? false : "redis-server is not installed";
 
 before(async () => {
   if (skip) return;
-  redis = await startRedisServer();
+  // Persistent, so that a restart mid-run keeps the queues, as an operator's Redis does (docs/scaling.md).
+  redis = await startRedisServer({ persist: true });
   redisClient = createClient({ url: redis.url });
   await redisClient.connect();
   comfy = await startComfyFake({ name: "comfy-tier" });
+  a1111 = await startA1111Fake();
   fal = await startFalFake();
   receiver = await startReceiver();
   const dataDir = tempDataDir("work-tier");
@@ -149,12 +164,14 @@ before(async () => {
     DATA_DIR: dataDir,
     COMFYUI_URLS: comfy.url,
     MODEL_GAMMA_XL_1024_V1_0: "comfyui:sdxl",
+    A1111_URLS: a1111.url,
+    A1111_AUTH,
+    MODEL_BETA_3: `a1111:${A1111_SDXL}`,
     // One cloud route, to see a provider's 429 through the tier; the other models stay on the preview engine.
     FAL_KEY,
     FAL_BASE_URL: fal.url,
     MODEL_ALPHA_SCHNELL: "fal:fal-ai/flux/schnell",
     MODEL_ALPHA_PRO: "preview",
-    MODEL_BETA_3: "preview",
     GENERATION_TIMEOUT_MS: "100000",
     FREE_GENERATIONS_PER_DAY: "100",
     WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
@@ -170,6 +187,7 @@ after(async () => {
   await Promise.all([a?.stop(), b?.stop(), inline?.stop()]);
   await redisClient?.quit().catch(() => undefined);
   await comfy?.close();
+  await a1111?.close();
   await fal?.close();
   await receiver?.close();
   await redis?.close();
@@ -228,6 +246,19 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(job.status, "succeeded");
       assert.deepEqual(Object.keys(job.result).sort(), Object.keys(viaInline.json).sort());
     }
+
+    // A model on the AUTOMATIC1111 server: the worker calls it, and the image is the one inline makes.
+    const gpuBody = { prompt: "a quiet harbour", model: "beta-3", seed: 5 };
+    const gpuInline = await generate(inline.url, gpuBody, { from: "127.0.4.8" });
+    const gpuTier = await generate(a.url, gpuBody, { from: "127.0.4.9" });
+    assert.equal(gpuTier.status, 200, gpuTier.text);
+    assert.equal(gpuTier.json.engine, `a1111:${A1111_SDXL}`);
+    assert.equal(gpuTier.json.engine, gpuInline.json.engine);
+    const [tierImage, inlineImage] = await Promise.all([
+      call(a.url, new URL(gpuTier.json.url).pathname),
+      call(inline.url, new URL(gpuInline.json.url).pathname),
+    ]);
+    assert.deepEqual(tierImage.body, inlineImage.body, "the same seed makes the same image");
 
     // An enhancement, its upload carried to the worker through the storage's temporary area.
     const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3a6" } })
@@ -483,6 +514,183 @@ describe("the BullMQ work tier", { skip }, () => {
         const job = await finished(b, free.id, undefined, free.from);
         assert.equal(job.status, "succeeded");
         assert.ok(Date.parse(job.started_at) >= Date.parse(proDone.started_at), "the Pro job started first");
+      }
+    } finally {
+      comfy.paused = false;
+    }
+  });
+
+  it("lets no key hold every worker: another key's job starts while the first key's jobs wait", async () => {
+    // Two workers of two jobs each: four places. One key's six jobs take its cap (WORKER_KEY_CAP, 2) of them.
+    await replaceWorkers(2, { WORKER_CONCURRENCY: "2" });
+    const hog = await createKey(a, "tier-hog");
+    const other = await createKey(a, "tier-other");
+    comfy.paused = true;
+    try {
+      const hogIds: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await generate(
+          a.url,
+          { prompt: `a hog's job ${i}`, model: "gamma-xl-1024-v1-0" },
+          { headers: asyncHeaders(hog.key) },
+        );
+        assert.equal(res.status, 202, res.text);
+        hogIds.push(res.json.id);
+      }
+      await until("the key's cap of jobs to reach the GPU server", async () => comfy.busy() >= 2);
+      const second = await generate(
+        b.url,
+        { prompt: "another key's job", model: "gamma-xl-1024-v1-0" },
+        { headers: asyncHeaders(other.key) },
+      );
+      assert.equal(second.status, 202, second.text);
+      // The GPU server is paused: the second key's job reaches it only through a place the first key left free.
+      const promptsOf = (text: string) => comfy.prompts.filter((p) => JSON.stringify(p.prompt).includes(text)).length;
+      await until("the other key's prompt to reach the GPU server", async () => promptsOf("another key's job") === 1);
+      await sleep(1500);
+      assert.equal(promptsOf("a hog's job"), 2, "the first key runs its cap of jobs, no more");
+      assert.equal(comfy.busy(), 3, "the GPU server holds the first key's two prompts and the other key's one");
+      comfy.paused = false;
+      for (const id of hogIds) {
+        const done = await finished(a, id, hog.key);
+        assert.equal(done.status, "succeeded", JSON.stringify(done));
+      }
+      assert.equal((await finished(b, second.json.id, other.key)).status, "succeeded");
+    } finally {
+      comfy.paused = false;
+    }
+  });
+
+  it("holds a GPU server's concurrency of 1 across two workers", async () => {
+    await replaceWorkers(2, { WORKER_CONCURRENCY: "2", GPU_SERVER_CONCURRENCY: "1" });
+    const keys = [await createKey(a, "tier-gpu-1"), await createKey(a, "tier-gpu-2")];
+    comfy.stepDelayMs = 100;
+    comfy.mostBusy = 0;
+    try {
+      const accepted = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          generate(
+            i % 2 ? b.url : a.url,
+            { prompt: `a queued job ${i}`, model: "gamma-xl-1024-v1-0" },
+            { headers: asyncHeaders(keys[i % 2].key) },
+          ),
+        ),
+      );
+      for (const res of accepted) assert.equal(res.status, 202, res.text);
+      for (const [i, res] of accepted.entries()) {
+        const done = await finished(a, res.json.id, keys[i % 2].key);
+        assert.equal(done.status, "succeeded", JSON.stringify(done));
+      }
+      assert.equal(comfy.mostBusy, 1, "the server never held two prompts at once");
+    } finally {
+      comfy.stepDelayMs = 0;
+    }
+  });
+
+  it("fails a job whose workers die past the retry limit, with its unit given back", async () => {
+    // WORK_STALL_LIMIT is 2: the third worker to die under the job ends it.
+    await replaceWorkers(1);
+    const { key } = await createKey(a, "tier-lost");
+    const usage = async () =>
+      (await call(a.url, "/api/status", { headers: { Authorization: `Bearer ${key}` } })).json.usage_today;
+    comfy.paused = true;
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt: "a job no worker survives", model: "gamma-xl-1024-v1-0", webhook_url: receiver.url },
+        { headers: { Authorization: `Bearer ${key}` } },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const id = accepted.json.id;
+      assert.equal(await usage(), 1, "the unit is taken at acceptance");
+      // Each worker that takes the job dies under it, until BullMQ fails it (a job that stalls more than the limit).
+      let last = "";
+      let deaths = 0;
+      const ended = async () => ["failed", "succeeded"].includes((await jobOf(b, id, key)).status);
+      while (!(await ended())) {
+        assert.ok(deaths <= 6, "the job ends within a few deaths");
+        // BullMQ's hash names the worker that took the job last: wait for a live one, not the one just killed.
+        const name = await until(
+          "a live worker to take the job, or its end",
+          async () => {
+            const pb = await redisClient.hGet(`bull:darkroom-generate:${id}`, "pb");
+            if (pb && pb !== last) return pb;
+            return (await ended()) && "ended";
+          },
+          1000,
+        );
+        if (name === "ended") break;
+        const victim = await workerRunning(id);
+        victim.kill();
+        deaths++;
+        last = name;
+        startWorker();
+      }
+      assert.ok(deaths >= 3, `WORK_STALL_LIMIT 2: the job ran three times at least (${deaths})`);
+      const done = await finished(b, id, key);
+      assert.equal(done.status, "failed", JSON.stringify(done));
+      assert.equal(done.error.code, "server_error");
+      assert.equal(await usage(), 0, "the unit is given back");
+      await until("its one webhook", async () =>
+        receiver.got.some((g) => JSON.parse(g.body).data.id === id && JSON.parse(g.body).type === "job.failed"),
+      );
+      await sleep(2000);
+      assert.equal(receiver.got.filter((g) => JSON.parse(g.body).data.id === id).length, 1, "one webhook");
+    } finally {
+      comfy.paused = false;
+    }
+  });
+
+  it("runs four enhancements at once on one worker without a stalled job", async () => {
+    await replaceWorkers(1, { WORKER_CONCURRENCY: "4" });
+    const stallsBefore = Number((await redisClient.get(STALLS_KEY)) ?? 0);
+    const photo = await sharp({ create: { width: 384, height: 256, channels: 3, background: "#824" } })
+      .jpeg()
+      .toBuffer();
+    const accepted = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        enhance(
+          i % 2 ? a.url : b.url,
+          { image: { data: photo, type: "image/jpeg", name: "p.jpg" }, strength: "0.5", scale: "4" },
+          { from: `127.0.6.${i}`, headers: { Prefer: "respond-async" } },
+        ),
+      ),
+    );
+    for (const res of accepted) assert.equal(res.status, 202, res.text);
+    for (const [i, res] of accepted.entries()) {
+      const done = await finished(a, res.json.id, undefined, `127.0.6.${i + 1}`);
+      assert.equal(done.status, "succeeded", JSON.stringify(done));
+      assert.equal(done.result.enhanced_size, "1536x1024");
+    }
+    assert.equal(Number((await redisClient.get(STALLS_KEY)) ?? 0), stallsBefore, "no job stalled");
+  });
+
+  it("loses no accepted job when Redis restarts mid-run, and answers 503 busy while it is away", async () => {
+    await replaceWorkers(1, { WORKER_CONCURRENCY: "2" });
+    const { key } = await createKey(a, "tier-redis-restart");
+    comfy.paused = true;
+    try {
+      const ids: string[] = [];
+      for (const i of [1, 2]) {
+        const res = await generate(
+          a.url,
+          { prompt: `a job across a restart ${i}`, model: "gamma-xl-1024-v1-0" },
+          { headers: asyncHeaders(key) },
+        );
+        assert.equal(res.status, 202, res.text);
+        ids.push(res.json.id);
+      }
+      await until("the jobs to reach the GPU server", async () => comfy.busy() >= 2);
+      await redis.stop();
+      const away = await generate(b.url, { prompt: "a job while Redis is away" }, { headers: asyncHeaders(key) });
+      assert.equal(away.status, 503, away.text);
+      assert.equal(away.json.error.code, "busy");
+      assert.ok(away.headers["retry-after"], "a Retry-After");
+      await redis.start();
+      comfy.paused = false;
+      for (const id of ids) {
+        const done = await finished(b, id, key);
+        assert.equal(done.status, "succeeded", JSON.stringify(done));
       }
     } finally {
       comfy.paused = false;

@@ -69,6 +69,8 @@ export type ComfyFake = {
   };
   /** How many prompts are running or waiting now. */
   busy: () => number;
+  /** The most prompts it has held at once (running and waiting) since it started or was reset. */
+  mostBusy: number;
   reset: () => void;
   close: () => Promise<void>;
 };
@@ -106,6 +108,7 @@ export async function startComfyFake(
   // folder_paths' counter: every saved file gets the next one.
   let saved = 0;
   let wakeWorker: () => void = () => undefined;
+  let paused = false;
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -114,7 +117,14 @@ export async function startComfyFake(
     name: opts.name ?? "comfyui",
     url: `http://127.0.0.1:${port}`,
     mode: "ok",
-    paused: false,
+    get paused() {
+      return paused;
+    },
+    // Unpausing wakes the prompt worker, as a GPU coming free would: queued prompts run without a new one.
+    set paused(value: boolean) {
+      paused = value;
+      if (!value) wakeWorker();
+    },
     stepDelayMs: 0,
     externalQueue: 0,
     requests: [],
@@ -127,7 +137,9 @@ export async function startComfyFake(
     previewsSent: [],
     flood: { frameBytes: 512 * 1024, maxMs: 5_000, framesSent: 0, bytesSent: 0, lastedMs: 0 },
     busy: () => pending.length + (running ? 1 : 0),
+    mostBusy: 0,
     reset: () => {
+      fake.mostBusy = 0;
       fake.mode = "ok";
       fake.paused = false;
       fake.stepDelayMs = 0;
@@ -331,6 +343,7 @@ export async function startComfyFake(
     if (clientId === undefined) fake.violations.push("POST /prompt without client_id");
     fake.prompts.push({ id, prompt, clientId });
     pending.push([number++, id, prompt, clientId ? { client_id: clientId } : {}, outputs]);
+    fake.mostBusy = Math.max(fake.mostBusy, fake.busy());
     queueUpdated();
     wakeWorker();
     return json(200, { prompt_id: id, number: number - 1, node_errors: {} });
@@ -407,7 +420,7 @@ export async function startComfyFake(
   /** The single prompt worker of main.py: one prompt at a time, in queue order. */
   async function worker() {
     for (;;) {
-      if (fake.paused || pending.length === 0) {
+      if (paused || pending.length === 0) {
         await new Promise<void>((r) => {
           wakeWorker = r;
         });

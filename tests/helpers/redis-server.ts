@@ -39,7 +39,8 @@ export type RedisServer = {
   close(): Promise<void>;
 };
 
-export async function startRedisServer(opts: { port?: number } = {}): Promise<RedisServer> {
+/** `persist`: an append-only file synced on every write, so a restart (stop, then start) keeps every key. */
+export async function startRedisServer(opts: { port?: number; persist?: boolean } = {}): Promise<RedisServer> {
   const port = opts.port || (await freePort());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "darkroom-redis-"));
   let child: ChildProcess | undefined;
@@ -59,7 +60,10 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
     if (child) return;
     const proc = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      [
+        ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir],
+        ...(opts.persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     child = proc;

@@ -1,14 +1,18 @@
 // A pool of GPU servers of one kind: least-busy selection, failover to the next server, and a 30 s time-out for a
 // server that keeps failing or refuses connections.
 import { ProviderError } from "@/lib/engines/failures";
+import { sleep } from "@/lib/engines/providers/poll";
 import type { LocalKind } from "@/lib/engines/routes";
 import { log } from "@/lib/log";
 import { isRefused } from "./http";
+import type { SharedSlots } from "./slots";
 
 export const FAILURES_TO_EJECT = 3;
 export const EJECT_MS = 30_000;
 /** How old a server's reported queue length may be before selection asks again. */
 export const QUEUE_TTL_MS = 1_000;
+/** How often a call waits to look again for a free slot while every server holds its cap (GPU_SERVER_CONCURRENCY). */
+export const SLOT_POLL_MS = 150;
 
 export type PoolServer = {
   /** 1-based position in the configured list: what status shows instead of the URL. */
@@ -53,6 +57,8 @@ export class ServerPool {
     readonly kind: LocalKind,
     urls: readonly string[],
     private readonly now: () => number = Date.now,
+    /** Each server's cap of calls, counted where every process that calls the servers sees it; none when absent. */
+    private readonly slots?: SharedSlots,
   ) {
     this.servers = urls.map((url, i) => ({
       index: i + 1,
@@ -71,7 +77,8 @@ export class ServerPool {
   async run<T>(ctx: RunContext, attempt: (server: PoolServer) => Promise<T>): Promise<T> {
     const tried = new Set<PoolServer>();
     let last: unknown;
-    for (let server = await this.pick(tried, ctx); server; server = await this.pick(tried, ctx)) {
+    for (let picked = await this.pick(tried, ctx); picked; picked = await this.pick(tried, ctx)) {
+      const { server, free } = picked;
       tried.add(server);
       try {
         const result = await attempt(server);
@@ -85,6 +92,7 @@ export class ServerPool {
         last = err;
       } finally {
         server.inFlight--;
+        free?.();
       }
     }
     if (last !== undefined) throw last;
@@ -175,26 +183,36 @@ export class ServerPool {
     });
   }
 
-  private async pick(tried: Set<PoolServer>, ctx: RunContext): Promise<PoolServer | undefined> {
-    if (ctx.signal.aborted) return undefined;
-    let candidates = this.servers.filter((s) => !tried.has(s) && !this.isOut(s));
-    if (candidates.length > 1 && ctx.probe) {
-      const stale = candidates.filter((s) => this.now() - s.queueAt > QUEUE_TTL_MS);
-      await Promise.all(stale.map((s) => this.probe(s, ctx)));
-      candidates = candidates.filter((s) => !this.isOut(s));
+  /** The least-busy server not yet tried with a free slot, waiting while every one holds its cap; none when aborted. */
+  private async pick(tried: Set<PoolServer>, ctx: RunContext): Promise<Picked | undefined> {
+    for (;;) {
+      if (ctx.signal.aborted) return undefined;
+      let candidates = this.servers.filter((s) => !tried.has(s) && !this.isOut(s));
+      if (candidates.length > 1 && ctx.probe) {
+        const stale = candidates.filter((s) => this.now() - s.queueAt > QUEUE_TTL_MS);
+        await Promise.all(stale.map((s) => this.probe(s, ctx)));
+        candidates = candidates.filter((s) => !this.isOut(s));
+      }
+      // Busy = what we have in flight there, or what the server says it holds (which includes ours), whichever is more.
+      const busy = (s: PoolServer) => Math.max(s.inFlight, s.queue ?? 0);
+      candidates.sort(
+        (a, b) => busy(a) - busy(b) || a.inFlight - b.inFlight || a.lastPicked - b.lastPicked || a.index - b.index,
+      );
+      if (candidates.length === 0) return undefined;
+      for (const server of candidates) {
+        // Counted in the same step as chosen, so work picked at the same moment sees it and goes elsewhere.
+        server.inFlight++;
+        const free = this.slots ? await this.slots.tryTake(`${this.kind} ${server.url}`) : undefined;
+        if (free === null) {
+          server.inFlight--;
+          continue;
+        }
+        server.lastPicked = ++this.picks;
+        return { server, free };
+      }
+      // An abort ends the wait; the loop's first line then gives up.
+      await sleep(SLOT_POLL_MS, ctx.signal).catch(() => undefined);
     }
-    // Busy = what we have in flight there, or what the server says it holds (which includes ours), whichever is more.
-    const busy = (s: PoolServer) => Math.max(s.inFlight, s.queue ?? 0);
-    candidates.sort(
-      (a, b) => busy(a) - busy(b) || a.inFlight - b.inFlight || a.lastPicked - b.lastPicked || a.index - b.index,
-    );
-    // Counted in the same step as chosen, so work picked at the same moment sees it and goes elsewhere.
-    const chosen = candidates[0];
-    if (chosen) {
-      chosen.inFlight++;
-      chosen.lastPicked = ++this.picks;
-    }
-    return chosen;
   }
 
   private async probe(server: PoolServer, ctx: RunContext): Promise<void> {
@@ -207,16 +225,19 @@ export class ServerPool {
   }
 }
 
+/** A chosen server, and what frees its slot when servers have a cap. */
+type Picked = { server: PoolServer; free?: () => void };
+
 /** One pool per kind and server list, shared by every route that uses it and by /api/status. */
 export type GpuPools = (kind: LocalKind, urls: readonly string[]) => ServerPool;
 
-export function createGpuPools(): GpuPools {
+export function createGpuPools(slots?: SharedSlots): GpuPools {
   const pools = new Map<string, ServerPool>();
   return (kind, urls) => {
     const key = `${kind} ${urls.join(",")}`;
     let pool = pools.get(key);
     if (!pool) {
-      pool = new ServerPool(kind, urls);
+      pool = new ServerPool(kind, urls, Date.now, slots);
       pools.set(key, pool);
     }
     return pool;
