@@ -2,7 +2,8 @@
 
 import autocannon from "autocannon";
 import sharp from "sharp";
-import { type App, createKey, startApp } from "../tests/helpers/app";
+import { ensureBuild } from "../lib/ops/build";
+import { type App, createKey, ROOT, startApp } from "../tests/helpers/app";
 import { enhance, generate } from "../tests/helpers/http";
 import { pngOf } from "../tests/helpers/images";
 import { benchAgainstBaseline } from "./baseline";
@@ -397,6 +398,9 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--enhance-routes-only", mainEnhanceRoutesOnly],
 ];
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
+// The app is built once before any section starts a server, with no deadline: on a fresh clone the first build takes
+// minutes, longer than a server's start may (the reference child starts none).
+if (run !== serveReference) ensureBuild(ROOT, { log: (msg) => console.log(msg) });
 section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {
   if (failures.length === 0) return;
   console.error(`\n${failures.length} section(s) failed:\n${failures.map((f) => `  ${f}`).join("\n")}`);

@@ -83,18 +83,27 @@ function tryLock(root: string): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     // A crashed builder must not block every later start forever.
-    let pid = NaN;
-    try {
-      pid = Number(fs.readFileSync(path.join(lock, "pid"), "utf8"));
-    } catch {
-      /* the owner has not written its pid yet */
-    }
-    const age = Date.now() - fs.statSync(lock).mtimeMs;
-    if (age > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !isRunning(pid))) {
+    if (isStale(lock)) {
       fs.rmSync(lock, { recursive: true, force: true });
       return tryLock(root);
     }
     return false;
+  }
+}
+
+/** A lock whose builder died, or that is older than any build takes. */
+function isStale(lock: string): boolean {
+  let pid = NaN;
+  try {
+    pid = Number(fs.readFileSync(path.join(lock, "pid"), "utf8"));
+  } catch {
+    /* the owner has not written its pid yet */
+  }
+  try {
+    const age = Date.now() - fs.statSync(lock).mtimeMs;
+    return age > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !isRunning(pid));
+  } catch {
+    return false; // gone meanwhile: the caller looks again
   }
 }
 
@@ -122,7 +131,9 @@ export function ensureBuild(root: string, opts: { force?: boolean; log?: (msg: s
     if (!opts.force && isComplete(root, hash)) return distDirFor(hash);
     if (!tryLock(root)) {
       say("darkroom: another process is building; waiting…");
-      while (fs.existsSync(path.join(root, LOCK))) sleep(500);
+      // Until the builder is done, or has died without removing its lock (tryLock then takes it over).
+      const lock = path.join(root, LOCK);
+      while (fs.existsSync(lock) && !isStale(lock)) sleep(500);
       continue;
     }
     try {
