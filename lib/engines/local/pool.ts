@@ -202,7 +202,13 @@ export class ServerPool {
       for (const server of candidates) {
         // Counted in the same step as chosen, so work picked at the same moment sees it and goes elsewhere.
         server.inFlight++;
-        const free = this.slots ? await this.slots.tryTake(`${this.kind} ${server.url}`) : undefined;
+        // A count that cannot be read (Redis away) fails the call, and the server is not left counted busy.
+        const free = this.slots
+          ? await this.slots.tryTake(`${this.kind} ${server.url}`).catch((err: unknown) => {
+              server.inFlight--;
+              throw err;
+            })
+          : undefined;
         if (free === null) {
           server.inFlight--;
           continue;
