@@ -13,11 +13,16 @@ const SUITES = ["unit", "api", "e2e"] as const;
 const TIMES_FILE = path.join(ROOT, ".test-data", "durations.json");
 /** A file that says so in its first lines runs alone, after the others: it measures time or memory. */
 const ALONE_MARK = "@test-alone";
+/**
+ * The longest one file may run before it is stopped and counted failed: a file that hangs (a server that never
+ * stops, a client that never closes) must not hold the whole run. The slowest file takes about 4 minutes alone.
+ */
+const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_DEADLINE_MS) || 20 * 60_000;
 /** Before any run has been timed: browser and API files take longest, unit files least. */
 const FIRST_RUN_ESTIMATE_MS: Record<string, number> = { e2e: 90_000, api: 60_000, unit: 10_000 };
 
 type Counts = { tests: number; pass: number; fail: number; skipped: number };
-type FileRun = { file: string; code: number | null; ms: number; output: string; counts: Counts };
+type FileRun = { file: string; code: number | null; ms: number; output: string; counts: Counts; timedOut: boolean };
 
 function testFiles(suite: string): string[] {
   const dir = path.join(ROOT, "tests", suite);
@@ -53,26 +58,58 @@ function countsOf(output: string): Counts {
   return { tests: read("tests"), pass: read("pass"), fail: read("fail"), skipped: read("skipped") };
 }
 
+/** Running files' process groups, stopped with the run when it is interrupted. */
+const running = new Set<number>();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pid of running) stopGroup(pid, "SIGKILL");
+    process.exit(130);
+  });
+}
+
 function runFile(file: string): Promise<FileRun> {
   const started = performance.now();
   return new Promise((resolve) => {
+    // Its own process group, so a file past its deadline is stopped with every server it started.
     const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", file], {
       cwd: ROOT,
       env: process.env,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    if (child.pid !== undefined) running.add(child.pid);
     const chunks: Buffer[] = [];
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      chunks.push(
+        Buffer.from(`\n✖ ${file} ran past its deadline of ${Math.round(FILE_DEADLINE_MS / 1000)} s and was stopped\n`),
+      );
+      stopGroup(child.pid, "SIGTERM");
+      setTimeout(() => stopGroup(child.pid, "SIGKILL"), 10_000).unref();
+    }, FILE_DEADLINE_MS);
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.on("close", (code) => {
+      clearTimeout(deadline);
+      if (child.pid !== undefined) running.delete(child.pid);
       const output = Buffer.concat(chunks).toString("utf8");
-      resolve({ file, code, ms: performance.now() - started, output, counts: countsOf(output) });
+      resolve({ file, code, ms: performance.now() - started, output, counts: countsOf(output), timedOut });
     });
   });
 }
 
+function stopGroup(pid: number | undefined, signal: NodeJS.Signals) {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group has already ended.
+  }
+}
+
 function report(run: FileRun) {
-  const verdict = run.code === 0 ? "ok" : `FAILED (exit ${run.code})`;
+  const verdict = run.timedOut ? "FAILED (past its deadline)" : run.code === 0 ? "ok" : `FAILED (exit ${run.code})`;
   process.stdout.write(`\n━━ ${run.file}: ${verdict}, ${(run.ms / 1000).toFixed(1)} s\n${run.output}`);
 }
 
@@ -105,12 +142,22 @@ function summarise(runs: FileRun[], wallMs: number): boolean {
     }),
     { tests: 0, pass: 0, fail: 0, skipped: 0 },
   );
+  // The failed files' output again, last, where a reader of the log's tail finds it.
+  for (const r of broken) process.stdout.write(`\n━━ again, failed: ${r.file}\n${failuresOf(r.output)}`);
   const slowest = [...runs].sort((a, b) => b.ms - a.ms).slice(0, 8);
   console.log(`\nSlowest files: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(0)} s`).join(", ")}`);
   console.log(`${runs.length} files in ${(wallMs / 1000).toFixed(0)} s`);
   for (const r of broken) console.log(`✖ ${r.file} (exit ${r.code})`);
   console.log(`${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
   return broken.length === 0 && total.fail === 0 && total.tests > 0;
+}
+
+/** A failed file's failing tests with their messages and stacks, or its whole output when none is marked. */
+function failuresOf(output: string): string {
+  const lines = output.split("\n");
+  const start = lines.findIndex((l) => /^✖ failing tests:/.test(l));
+  const text = start >= 0 ? lines.slice(start).join("\n") : output;
+  return text.length > 12_000 ? `…${text.slice(-12_000)}` : text;
 }
 
 async function main() {

@@ -44,12 +44,10 @@ test("a generation with a chosen style and ratio is shown, kept in history and d
   assert.equal(generateCalls.length, 1, "a double click sends one request");
   assert.deepEqual(generateCalls, ["XMLHttpRequest"]);
 
-  const size = await image.evaluate((img: HTMLImageElement) => ({
-    w: img.naturalWidth,
-    h: img.naturalHeight,
-    done: img.complete,
-  }));
-  assert.ok(size.done && size.w > 0, "the image loaded");
+  // The element shows before its bytes arrive; on a busy machine the load can take a while.
+  await image.evaluate((img: HTMLImageElement) => img.decode());
+  const size = await image.evaluate((img: HTMLImageElement) => ({ w: img.naturalWidth, h: img.naturalHeight }));
+  assert.ok(size.w > 0, "the image loaded");
   assert.ok(Math.abs(size.w / size.h - 16 / 9) < 0.03 * (16 / 9), `16:9 image, got ${size.w}x${size.h}`);
   const caption = await page.getByTestId("result").innerText();
   assert.match(caption, /alpha-schnell/);
@@ -82,7 +80,9 @@ test("a generation with a chosen style and ratio is shown, kept in history and d
   assert.match(download.suggestedFilename(), /^darkroom-.+\.png$/);
 
   await page.getByRole("button", { name: "Copy link" }).click();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await image.getAttribute("src"));
+  // The clipboard write is a promise the click starts; wait for it rather than read at once.
+  const src = await image.getAttribute("src");
+  await page.waitForFunction(async (want) => (await navigator.clipboard.readText()) === want, src);
 
   // History survives a reload.
   await page.reload();
