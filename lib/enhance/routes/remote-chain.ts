@@ -17,6 +17,7 @@ import { describeError, log } from "@/lib/log";
 import { blendOver } from "../blend";
 import { resizeLanczos } from "../finish";
 import { createA1111EnhanceRoute } from "../local/a1111";
+import { createComfyUiEnhanceRoute } from "../local/comfyui";
 import { targetSize } from "../pipeline";
 import { createFalEnhanceRoute } from "../remote/fal";
 import { createReplicateEnhanceRoute } from "../remote/replicate";
@@ -29,7 +30,7 @@ import type { EnhanceRoute } from "./types";
 export type ChainStep = { route: EnhanceRoute } | { onnx: OnnxNetwork };
 
 const FACTORIES: Record<
-  Exclude<EnhanceRouteKind, "onnx" | "a1111">,
+  Exclude<EnhanceRouteKind, "onnx" | "a1111" | "comfyui">,
   (target: string, deps: RemoteRouteDeps) => EnhanceRoute
 > = {
   stability: createStabilityEnhanceRoute,
@@ -73,7 +74,7 @@ export function createEnhanceRoutes(config: Config, pools: GpuPools = createGpuP
         routes: stepsOf(m.name).map((step) =>
           "onnx" in step
             ? { route: `onnx:${step.onnx}`, out: null }
-            : { route: step.route.id, out: step.route.outReason?.() ?? null },
+            : { route: step.route.id, out: step.route.outReason?.(m.name) ?? null },
         ),
       })),
   };
@@ -92,6 +93,12 @@ function stepOf(spec: EnhanceRouteSpec, config: Config, pools: GpuPools): ChainS
     };
   }
   if (spec.kind === "a1111") throw new Error("config refuses an a1111 route without A1111_URLS");
+  const comfyui = config.generation.local.comfyui;
+  if (spec.kind === "comfyui" && comfyui) {
+    const deps = { settings: comfyui, pool: pools("comfyui", comfyui.urls), timeoutMs: config.enhance.timeoutMs };
+    return { route: createComfyUiEnhanceRoute(spec.target, deps) };
+  }
+  if (spec.kind === "comfyui") throw new Error("config refuses a comfyui route without COMFYUI_URLS");
   const { credentials, baseUrls } = config.generation.providers;
   const baseUrl = baseUrls[spec.kind] ?? "";
   return {
