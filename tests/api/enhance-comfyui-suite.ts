@@ -98,6 +98,7 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
       assert.deepEqual(modes.quality.engines, ["comfyui:4x-Missing.pth", "comfyui:4x-UltraSharp.pth"]);
       assert.deepEqual(modes.faces.engines, ["comfyui:4x-UltraSharp.pth", "replicate:sczhou/codeformer"]);
       assert.equal(modes.faces.available, true);
+      assert.match(modes.faces.licence_notes, /GFPGAN/, "GFPGAN's terms, from ENHANCE_FACE_RESTORER");
       assert.equal(modes.creative.available, false);
     });
 
