@@ -350,28 +350,7 @@ export async function startComfyFake(
     }
     if (fake.mode === "reject") {
       const loader = Object.keys(prompt).find((id) => prompt[id].class_type === "CheckpointLoaderSimple") ?? outputs[0];
-      return json(400, {
-        error: {
-          type: "prompt_outputs_failed_validation",
-          message: "Prompt outputs failed validation",
-          details: "",
-          extra_info: {},
-        },
-        node_errors: {
-          [loader]: {
-            errors: [
-              {
-                type: "value_not_in_list",
-                message: "Value not in list",
-                details: "ckpt_name: not in []",
-                extra_info: {},
-              },
-            ],
-            dependent_outputs: outputs,
-            class_type: prompt[loader].class_type,
-          },
-        },
-      });
+      return json(400, notInList(loader, prompt[loader].class_type, "ckpt_name: not in []", outputs));
     }
     const id = randomUUID();
     const clientId = typeof data.client_id === "string" ? data.client_id : undefined;
@@ -480,28 +459,8 @@ export async function startComfyFake(
       for (const [field, declared] of Object.entries(spec.input.required)) {
         const value = node.inputs?.[field];
         if (Array.isArray(declared[0]) && !(declared[0] as unknown[]).includes(value)) {
-          return {
-            error: {
-              type: "prompt_outputs_failed_validation",
-              message: "Prompt outputs failed validation",
-              details: "",
-              extra_info: {},
-            },
-            node_errors: {
-              [id]: {
-                errors: [
-                  {
-                    type: "value_not_in_list",
-                    message: "Value not in list",
-                    details: `${field}: '${String(value)}' not in ${JSON.stringify(declared[0])}`,
-                    extra_info: {},
-                  },
-                ],
-                dependent_outputs: [],
-                class_type: node.class_type,
-              },
-            },
-          };
+          const list = JSON.stringify(declared[0]);
+          return notInList(id, node.class_type, `${field}: '${String(value)}' not in ${list}`, []);
         }
         if (declared[0] === "INT" && !Number.isInteger(value)) {
           fake.violations.push(`${node.class_type} ${field} is not an integer`);
@@ -738,6 +697,25 @@ export async function startComfyFake(
 
   void worker();
   return fake;
+}
+
+/** validate_prompt's answer for a combo value that is not in the node's list (value_not_in_list). */
+function notInList(id: string, classType: string, details: string, outputs: string[]) {
+  return {
+    error: {
+      type: "prompt_outputs_failed_validation",
+      message: "Prompt outputs failed validation",
+      details: "",
+      extra_info: {},
+    },
+    node_errors: {
+      [id]: {
+        errors: [{ type: "value_not_in_list", message: "Value not in list", details, extra_info: {} }],
+        dependent_outputs: outputs,
+        class_type: classType,
+      },
+    },
+  };
 }
 
 /** A preview whose grey level is step/steps of white, so a reader can tell the order previews were made in. */
