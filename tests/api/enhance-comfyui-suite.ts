@@ -55,10 +55,14 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
     await fakes?.closeAll();
     await backends?.close();
   });
+  /** The paths the server was asked for in earlier tests: what a route learns once per server is asked once. */
+  const earlier: string[] = [];
   beforeEach(() => {
+    earlier.push(...comfy.requests.map((r) => r.path));
     fakes.resetAll();
     comfy.reset();
   });
+  const askedEver = (path: string) => [...earlier, ...comfy.requests.map((r) => r.path)].filter((p) => p === path);
 
   const photo = () =>
     sharp({ create: { width: 120, height: 80, channels: 3, background: "#6a8" } })
@@ -151,9 +155,10 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
         });
         assert.deepEqual(save.inputs.images, [scaleNode.id, 0]);
         assert.equal(Object.keys(prompt).length, 5, "no face nodes outside faces");
-        assert.ok(
-          comfy.requests.some((r) => r.path === "/api/object_info/UpscaleModelLoader"),
-          "the model file was checked against object_info",
+        assert.equal(
+          askedEver("/api/object_info/UpscaleModelLoader").length,
+          1,
+          "the model files were checked against object_info, once for the server",
         );
         assert.deepEqual(comfy.violations, []);
       });
@@ -184,7 +189,7 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
       });
       assert.deepEqual(upscale.inputs.image, [restore.id, 0], "faces are restored before the upscale");
       assert.equal(Object.keys(prompt).length, 7);
-      assert.ok(comfy.requests.some((r) => r.path === "/api/object_info/FaceRestoreCFWithModel"));
+      assert.equal(askedEver("/api/object_info/FaceRestoreCFWithModel").length, 1, "the pack was looked up");
       assert.deepEqual(comfy.saved.at(-1)?.width, 240);
       assert.deepEqual(comfy.violations, []);
     });
