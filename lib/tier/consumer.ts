@@ -96,41 +96,7 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
     return worker;
   });
 
-  // A job BullMQ failed for good (its workers died past the limit) ends failed, its units given back, its temporary
-  // inputs removed: at once by the worker that failed it, and by a sweep of the failed sets, so a failure whose
-  // worker died before it ended the record is still ended. The record's one transition makes it happen once.
-  // Failed jobs whose records are known ended, so each sweep reads only the new ones.
-  const settled = new Set<string>();
-  const endLost = (jobId: string | undefined, reason: string) => {
-    if (!jobId || settled.has(jobId)) return;
-    void opts.runner
-      .failLost(jobId, LOST_MESSAGE)
-      .then((failed) => {
-        if (settled.size >= FAILED_SWEPT * 10) settled.clear();
-        settled.add(jobId);
-        if (!failed) return;
-        log.warn("work tier: job failed past the retry limit", { job_id: jobId, reason });
-        return redis.hincrby(OUTCOMES_KEY, "failed", 1);
-      })
-      .catch((err) => log.warn("work tier: ending a lost job failed", { job_id: jobId, ...describeError(err) }));
-  };
-  for (const worker of workers) {
-    // Only a job that BullMQ holds failed: one whose lock was lost before it could be failed runs again instead.
-    worker.on("failed", (job, err) => {
-      void job
-        ?.getState()
-        .then((state) => state === "failed" && endLost(job.id, err.message))
-        .catch(() => undefined);
-    });
-  }
-  const sweepFailed = () =>
-    void Promise.all(
-      [...queues.values()].map(async (queue) => {
-        for (const job of await queue.getFailed(0, FAILED_SWEPT - 1)) endLost(job.id, job.failedReason);
-      }),
-    ).catch((err) => log.warn("work tier: sweeping failed jobs failed", describeError(err)));
-  sweepFailed();
-  const sweeper = setInterval(sweepFailed, opts.stallCheckMs * 2);
+  const sweeper = endFailedJobs(opts, redis, workers, [...queues.values()]);
 
   const beat = () =>
     void redis
@@ -163,6 +129,47 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
       return { handedBack: handedBack.n };
     },
   };
+}
+
+/**
+ * A job BullMQ failed for good (its workers died past the limit) ends failed, its units given back, its temporary
+ * inputs removed: at once by the worker that failed it, and by a sweep of the failed sets, so a failure whose worker
+ * died before it ended the record is still ended. The record's one transition makes it happen once. Returns the
+ * sweep's timer.
+ */
+function endFailedJobs(opts: ConsumerOptions, redis: Redis, workers: Worker[], queues: Queue[]): NodeJS.Timeout {
+  // Failed jobs whose records are known ended, so each sweep reads only the new ones.
+  const settled = new Set<string>();
+  const endLost = (jobId: string | undefined, reason: string) => {
+    if (!jobId || settled.has(jobId)) return;
+    void opts.runner
+      .failLost(jobId, LOST_MESSAGE)
+      .then((failed) => {
+        if (settled.size >= FAILED_SWEPT * 10) settled.clear();
+        settled.add(jobId);
+        if (!failed) return;
+        log.warn("work tier: job failed past the retry limit", { job_id: jobId, reason });
+        return redis.hincrby(OUTCOMES_KEY, "failed", 1);
+      })
+      .catch((err) => log.warn("work tier: ending a lost job failed", { job_id: jobId, ...describeError(err) }));
+  };
+  for (const worker of workers) {
+    // Only a job that BullMQ holds failed: one whose lock was lost before it could be failed runs again instead.
+    worker.on("failed", (job, err) => {
+      void job
+        ?.getState()
+        .then((state) => state === "failed" && endLost(job.id, err.message))
+        .catch(() => undefined);
+    });
+  }
+  const sweep = () =>
+    void Promise.all(
+      queues.map(async (queue) => {
+        for (const job of await queue.getFailed(0, FAILED_SWEPT - 1)) endLost(job.id, job.failedReason);
+      }),
+    ).catch((err) => log.warn("work tier: sweeping failed jobs failed", describeError(err)));
+  sweep();
+  return setInterval(sweep, opts.stallCheckMs * 2);
 }
 
 /**
