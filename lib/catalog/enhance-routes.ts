@@ -3,7 +3,6 @@
 // faces and creative have no route. Validated at start: a bad route stops the server with the variable named.
 import { ENHANCE_MODES, ENHANCE_PACKAGES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
 import { PROVIDER_ENV } from "@/lib/catalog/providers";
-import { hasControlCharacters } from "@/lib/engines/routes";
 
 /** The route kinds an enhance chain takes, and whether this version runs them. */
 export const ENHANCE_ROUTE_KINDS = {
@@ -108,7 +107,7 @@ function comfyTargetProblem(target: string, enhanceWorkflows: readonly string[])
     const variable = `COMFYUI_WORKFLOW_ENHANCE_${name.toUpperCase().replace(/-/g, "_")}`;
     return `no enhance workflow "${name}": set ${variable} to its API-format JSON file`;
   }
-  if (hasControlCharacters(target) || target.length > 255) {
+  if (/\p{Cc}/u.test(target) || target.length > 255) {
     return "must be an upscale model file name (no control characters, at most 255)";
   }
   return undefined;

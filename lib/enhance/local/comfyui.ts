@@ -60,6 +60,7 @@ export function createComfyUiEnhanceRoute(target: string, deps: ComfyEnhanceDeps
     : undefined;
   if (target.startsWith(COMFY_WORKFLOW_TARGET) && !own) throw new Error(`config refuses ${id} without its workflow`);
   const headers = comfyHeadersOf(deps.settings);
+  const asked = (signal: AbortSignal) => ({ headers, pool: deps.pool, signal });
   /** Why the route is out for good (a model file its server lacks), and why it cannot restore faces, once known. */
   let ejected: string | undefined;
   let facesOut: string | undefined;
@@ -71,40 +72,6 @@ export function createComfyUiEnhanceRoute(target: string, deps: ComfyEnhanceDeps
     throw new ProviderError("http", `${id}: ${reason}`);
   };
 
-  /** The shipped graph for this job, once the server is known to have the model (and, for faces, the pack). */
-  const shippedGraph = async (server: PoolServer, job: EnhanceRouteJob, signal: AbortSignal) => {
-    const ask = (node: string, field: string) => choicesOf(server, node, field, headers, deps.pool, signal);
-    const models = await ask("UpscaleModelLoader", "model_name");
-    if (!models?.includes(target)) {
-      eject(`server ${server.index} has no upscale model "${target}" (it lists ${models?.join(", ") || "none"})`);
-    }
-    const size = { upscale_model: target, width: job.targetWidth, height: job.targetHeight };
-    if (job.mode !== "faces") return fillWorkflow(SHIPPED.upscale, size);
-    const [faceModels, detectors] = await Promise.all([
-      ask(FACE_NODES[0], "model_name"),
-      ask(FACE_NODES[1], "facedetection"),
-    ]);
-    if (!faceModels || !detectors) {
-      return eject(
-        `server ${server.index} cannot restore faces: it lacks ${FACE_NODES.join(" and ")} (facerestore_cf)`,
-        "faces",
-      );
-    }
-    const faceModel = faceModels.find((file) => FACE_MODEL_NAMES[job.faceRestorer].test(file));
-    if (!faceModel) {
-      return eject(
-        `server ${server.index} cannot restore faces: no ${job.faceRestorer} model among its face models (it lists ${faceModels.join(", ") || "none"})`,
-        "faces",
-      );
-    }
-    return fillWorkflow(SHIPPED.faces, {
-      ...size,
-      face_model: faceModel,
-      face_detection: detectors.includes(FACE_DETECTION) ? FACE_DETECTION : (detectors[0] ?? FACE_DETECTION),
-      fidelity: fidelityOf(job.strength),
-    });
-  };
-
   const graphFor = (server: PoolServer, job: EnhanceRouteJob, signal: AbortSignal) =>
     own
       ? fillWorkflow(own, {
@@ -114,7 +81,7 @@ export function createComfyUiEnhanceRoute(target: string, deps: ComfyEnhanceDeps
           fidelity: fidelityOf(job.strength),
           prompt: job.prompt ?? "",
         })
-      : shippedGraph(server, job, signal);
+      : shippedGraph(target, job, server.index, (node, field) => choicesOf(server, node, field, asked(signal)), eject);
 
   return {
     id,
@@ -157,6 +124,46 @@ export function createComfyUiEnhanceRoute(target: string, deps: ComfyEnhanceDeps
   };
 }
 
+/** The shipped graph for a job, once the server is known to have the model file (and, for faces, the pack). */
+async function shippedGraph(
+  modelFile: string,
+  job: EnhanceRouteJob,
+  server: number,
+  ask: (node: string, field: string) => Promise<string[] | null>,
+  eject: (reason: string, mode?: "faces") => never,
+): Promise<WorkflowGraph> {
+  const models = await ask("UpscaleModelLoader", "model_name");
+  if (!models?.includes(modelFile)) {
+    eject(`server ${server} has no upscale model "${modelFile}" (it lists ${models?.join(", ") || "none"})`);
+  }
+  const size = { upscale_model: modelFile, width: job.targetWidth, height: job.targetHeight };
+  if (job.mode !== "faces") return fillWorkflow(SHIPPED.upscale, size);
+  const [faceModels, detectors] = await Promise.all([
+    ask(FACE_NODES[0], "model_name"),
+    ask(FACE_NODES[1], "facedetection"),
+  ]);
+  if (!faceModels || !detectors) {
+    return eject(
+      `server ${server} cannot restore faces: it lacks ${FACE_NODES.join(" and ")} (facerestore_cf)`,
+      "faces",
+    );
+  }
+  const faceModel = faceModels.find((file) => FACE_MODEL_NAMES[job.faceRestorer].test(file));
+  if (!faceModel) {
+    const listed = faceModels.join(", ") || "none";
+    return eject(
+      `server ${server} cannot restore faces: no ${job.faceRestorer} model among its face models (it lists ${listed})`,
+      "faces",
+    );
+  }
+  return fillWorkflow(SHIPPED.faces, {
+    ...size,
+    face_model: faceModel,
+    face_detection: detectors.includes(FACE_DETECTION) ? FACE_DETECTION : (detectors[0] ?? FACE_DETECTION),
+    fidelity: fidelityOf(job.strength),
+  });
+}
+
 /**
  * The values a node's combo input lists in GET /object_info/<node> (server.py's node_info: input.required[field] is
  * [[values…], {…}], or ["COMBO", { options: [values…] }] in the newer schema), learned once per server; null when the
@@ -166,9 +173,7 @@ async function choicesOf(
   server: PoolServer,
   node: string,
   field: string,
-  headers: Record<string, string>,
-  pool: ServerPool,
-  signal: AbortSignal,
+  { headers, pool, signal }: { headers: Record<string, string>; pool: ServerPool; signal: AbortSignal },
 ): Promise<string[] | null> {
   const fact = `comfyui object_info ${node} ${field}`;
   const known = server.facts.get(fact);
