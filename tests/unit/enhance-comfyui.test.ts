@@ -101,7 +101,11 @@ describe("comfyui:<model file> enhance route", () => {
     assert.ok(tiles.length >= 1, JSON.stringify(job.progress));
     assert.deepEqual(tiles.at(-1), { fraction: 1, stage: "upscaling tile 4/4" });
     const fractions = tiles.map((t) => t.fraction as number);
-    assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), "progress never goes back");
+    assert.deepEqual(
+      fractions,
+      [...fractions].sort((a, b) => a - b),
+      "progress never goes back",
+    );
   });
 });
 
