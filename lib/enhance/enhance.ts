@@ -14,7 +14,7 @@ import type { WorkQueue } from "@/lib/work/queue";
 import { decodeShared, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
 import { enhanceRaw, targetSize } from "./pipeline";
-import { type EnhanceRoutes, runRemoteSteps } from "./routes/remote-chain";
+import type { EnhanceRoutes } from "./routes/remote-chain";
 import type { ModelChoice, RawImage } from "./types";
 
 export type EnhanceInput = {
@@ -41,7 +41,7 @@ export type EnhanceDeps = RecordDeps & {
   config: Config;
   enhancer: Pick<Enhancer, "run">;
   /** The modes' chains of routes (the services' one set). */
-  routes: Pick<EnhanceRoutes, "stepsOf">;
+  routes: Pick<EnhanceRoutes, "runRemote">;
   /** Called once the job leaves the queue and starts: from then on the cost is being spent. May refuse (throw). */
   onStart?: () => void | Promise<void>;
   /** Hears the place in line while the job waits (1 = next). */
@@ -145,7 +145,7 @@ async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps) {
 /** The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. */
 async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps) {
   const output = input.output ?? DEFAULT_OUTPUT;
-  const remote = await runRemoteSteps(deps.routes.stepsOf(input.model), image, {
+  const remote = await deps.routes.runRemote(input.model, image, {
     mode: input.model,
     scale: input.scale,
     strength: input.strength,
