@@ -15,7 +15,7 @@ import { EJECT_MS, type GpuPools } from "@/lib/engines/local/pool";
 import { createProviderFetch } from "@/lib/engines/providers";
 import type { WorkProgress } from "@/lib/engines/types";
 import { Moderated, WorkAborted } from "@/lib/errors";
-import { encodeEnhanced } from "@/lib/images/encode";
+import { ENHANCE_PNG_OPTIONS, encodeEnhanced } from "@/lib/images/encode";
 import { blendOver } from "../blend";
 import { resizeLanczos } from "../finish";
 import { createA1111EnhanceRoute } from "../local/a1111";
@@ -138,6 +138,8 @@ export type RemoteJob = {
   faceRestorer: "gfpgan" | "codeformer";
   output: OutputEncoding;
   maxPixels: number;
+  /** The upload's own bytes when they are a PNG a route may get as they are (Probe.plainPng). */
+  upload?: Buffer;
   requestId: string;
   signal: AbortSignal;
   onProgress?: (progress: WorkProgress) => void;
@@ -166,15 +168,22 @@ export async function runRemoteSteps(
   chain: { health: HealthBook; timeoutMs: number },
 ): Promise<{ output: RemoteOutput } | { next: OnnxNetwork }> {
   const failures: Failure[] = [];
-  // The PNG the routes send is made for the first cloud route only: a chain that starts in process never pays for it.
+  const target = targetSize(image.width, image.height, job.scale);
+  // The PNG the routes send is made for the first cloud route only: a chain that starts in process never pays for
+  // it, and a plain PNG upload is sent as it is.
   let png: Promise<Buffer> | undefined;
+  // The lanczos3 base of the blend is made while the first route works (it needs the input only). Strength 1 of an
+  // opaque image is the engine's output itself: no blend.
+  const blends = BLENDS.has(job.mode) && !(job.strength === 1 && image.channels === 3);
+  let base: Promise<RawImage> | undefined;
   for (const step of steps) {
     if ("onnx" in step) return { next: step.onnx };
-    png ??= sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } })
-      .png()
-      .toBuffer();
+    png ??= job.upload ? Promise.resolve(job.upload) : pngForRoutes(image);
+    if (blends && !base) {
+      base = resizeLanczos(image, target.width, target.height);
+      base.catch(() => undefined);
+    }
     const { route } = step;
-    const target = targetSize(image.width, image.height, job.scale);
     job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
     const sent = await png;
     const outcome = await attemptRoute(
@@ -189,7 +198,7 @@ export async function runRemoteSteps(
       // The route keeps the caller's signal and its own deadline of the same length (it cancels the provider's job
       // at it); the attempt's deadline settles the chain even if a route ignored its own.
       () => route.run(routeJob(sent, image, target, job)),
-      (answer) => finishAnswer(route, answer.image, image, target, job),
+      (answer) => finishAnswer(route, answer.image, image, target, job, base),
     );
     if (outcome.ok) return { output: outcome.value };
     if (outcome.failure.kind === "moderation") throw new Moderated();
@@ -222,18 +231,26 @@ function routeJob(
   };
 }
 
-/** The enhance chain's own checks of an answer: exactly the target size, the blend for strength, the encode. */
+/** The input as the PNG the routes get (metadata stripped by the decode), at the enhance encoder's cheaper effort. */
+function pngForRoutes(image: RawImage): Promise<Buffer> {
+  const { width, height, channels } = image;
+  return sharp(image.data, { raw: { width, height, channels } }).png(ENHANCE_PNG_OPTIONS).toBuffer();
+}
+
+/**
+ * The enhance chain's own checks of an answer: exactly the target size, the blend over `base` for strength in the
+ * faithful modes (when there is one), the encode.
+ */
 async function finishAnswer(
   route: EnhanceRoute,
   answer: Buffer,
   image: RawImage,
   target: { width: number; height: number; scale: number },
   job: RemoteJob,
+  base: Promise<RawImage> | undefined,
 ): Promise<RemoteOutput> {
   const made = await exactSize(answer, image.channels, target.width, target.height, job.maxPixels, route.id);
-  const data = BLENDS.has(job.mode)
-    ? blendOver(await resizeLanczos(image, target.width, target.height), made, job.strength, image.channels)
-    : made;
+  const data = base ? blendOver(await base, made, job.strength, image.channels) : made;
   const bytes = await encodeEnhanced(
     { data, width: target.width, height: target.height, channels: image.channels },
     job.output,
@@ -259,7 +276,8 @@ async function exactSize(
   route: string,
 ): Promise<Buffer> {
   try {
-    let img = sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated" })
+    // Read in one pass (the resize needs no random access): the same pixels, a good part faster to decode.
+    let img = sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated", sequentialRead: true })
       .rotate()
       .toColourspace("srgb")
       .resize(width, height, { kernel: "lanczos3", fit: "fill" });
