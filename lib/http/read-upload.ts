@@ -7,6 +7,7 @@ import type { Caller } from "@/lib/auth/types";
 import type { RouteContext } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 import { GENERATE_FIELD_MAX_BYTES } from "@/lib/schemas/generate";
+import { imageTooLarge, maskTooLarge } from "@/lib/schemas/too-large";
 import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 import { type BodyWatch, watchBody } from "./body-deadlines";
 import { discardRefusedBody } from "./discard-body";
@@ -67,7 +68,7 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   // Each file may reach the limit; the body holds them all.
   const maxBody = maxFileBytes * FILES_IN_BODY[files] + MULTIPART_ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBody) throw tooLarge(maxFileBytes);
+  if (declared > maxBody) throw imageTooLarge(maxFileBytes);
   const body = req.body;
   if (!body) throw new ApiError("invalid_image", "The image field is missing.");
 
@@ -163,7 +164,7 @@ function capBody(source: Readable, slot: UploadSlot, limits: Limits, watch: Body
     if (reading.failed) return;
     watch.progress();
     received += chunk.length;
-    if (received > limits.maxBody) return reading.fail(tooLarge(limits.maxFileBytes));
+    if (received > limits.maxBody) return reading.fail(imageTooLarge(limits.maxFileBytes));
     try {
       slot.grow(chunk.length);
     } catch (err) {
@@ -209,28 +210,10 @@ function takeFile(field: string, stream: Readable, limits: Limits, reading: Read
   claimed.add(part);
   const chunks: Buffer[] = [];
   stream.on("data", (c: Buffer) => chunks.push(c));
-  stream.on("limit", () =>
-    fail(
-      part === "mask"
-        ? new ApiError("invalid_mask", tooLarge(maxFileBytes).message.replace("image", "mask"), { param: "mask" })
-        : tooLarge(maxFileBytes),
-    ),
-  );
+  stream.on("limit", () => fail(part === "mask" ? maskTooLarge(maxFileBytes) : imageTooLarge(maxFileBytes)));
   stream.on("end", () => {
     if (!reading.failed) result[part] = Buffer.concat(chunks);
   });
-}
-
-function tooLarge(maxBytes: number) {
-  return new ApiError("image_too_large", `The image must be at most ${describeBytes(maxBytes)}.`);
-}
-
-/** "10 MB" for 10 MiB, "4.5 MB" for 4,500,000, "300 KB" for 300,000: never rounded down to a misleading 0. */
-export function describeBytes(bytes: number): string {
-  if (bytes < 1_000_000) return `${Math.floor(bytes / 1000)} KB`;
-  const mib = bytes / (1024 * 1024);
-  const mb = Number.isInteger(mib) ? mib : Math.floor(bytes / 100_000) / 10;
-  return `${mb} MB`;
 }
 
 // The contract's order for uploads: what needs no body, then the quota, then the body. A caller with nothing left is

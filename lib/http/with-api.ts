@@ -2,19 +2,17 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
+import { idempotencyFor, type OpenedCall, quotaFor, settleFailure, usageRecorderOf } from "@/lib/account/account";
 import type { Caller } from "@/lib/auth/types";
 import { ShuttingDown } from "@/lib/errors";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/http/identify";
-import { Idempotency } from "@/lib/idempotency/idempotency";
-import { readImageBytes } from "@/lib/images/library";
-import { observeQuotaRefusal } from "@/lib/metrics";
-import { chargesFor, Quota, refundUnits, waitlistCharges } from "@/lib/quota/ledger";
+import type { Idempotency } from "@/lib/idempotency/idempotency";
+import { chargesFor, Quota } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
 import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
-import { usageRecorderFor } from "@/lib/usage/recording";
 import { enforceCallGuard } from "./call-guard";
 import { rateLimitHeaders } from "./headers";
 import { keepAlive } from "./keep-alive";
@@ -105,20 +103,6 @@ async function callerFor(req: Request, svc: Services, ip: string | null, policy:
 }
 
 /**
- * What the wrapper holds of one request, filled in as it goes: an error answer settles what was taken by then (the
- * quota's units, the Idempotency-Key) and records the usage once it can be.
- */
-type Taken = {
-  requestId: string;
-  plan: string;
-  quota?: Quota;
-  idempotency?: Idempotency;
-  /** The usage history (console). */
-  recordUsage?: (answer: unknown) => Promise<void>;
-  stopping?: AbortSignal;
-};
-
-/**
  * Wraps a route under its declared policy (or the named one of an endpoint): who may call, the daily bucket it
  * counts on, the per-minute guard, Pro only.
  */
@@ -129,7 +113,7 @@ export function withApi(
   const policy = typeof declared === "string" ? POLICIES[declared] : declared;
   const dialect = policy.dialect ?? CONTRACT_DIALECT;
   return async (req) => {
-    const taken: Taken = { requestId: newRequestId(), plan: "free" };
+    const taken: OpenedCall = { requestId: newRequestId(), plan: "free" };
     try {
       const ctx = await openRequest(req, policy, taken);
       const result = await handler(ctx);
@@ -141,7 +125,7 @@ export function withApi(
 }
 
 /** The steps before the handler: who calls, its quota, the drain, its Idempotency-Key; the handler's context. */
-async function openRequest(req: Request, policy: ApiPolicy, taken: Taken): Promise<RouteContext> {
+async function openRequest(req: Request, policy: ApiPolicy, taken: OpenedCall): Promise<RouteContext> {
   const endpoint = policy.quota;
   const svc = getServices();
   taken.stopping = svc.drain.stopping;
@@ -152,23 +136,15 @@ async function openRequest(req: Request, policy: ApiPolicy, taken: Taken): Promi
   taken.quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
   const caller = await callerFor(req, svc, ip, policy);
   taken.plan = caller.plan;
-  const quota = new Quota(
-    svc.quota,
-    endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
-    abandoned,
-  );
+  const quota = quotaFor(svc, caller, endpoint, abandoned);
   taken.quota = quota;
   // Arrived while the server drains (server.ts lets API_ROUTES through): turned away before any work, with the
   // headers of the bucket the caller counts on.
   if (svc.drain.draining) throw new ShuttingDown();
-  const idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"), {
-    leaseMs: svc.config.idempotency.leaseMs,
-    refund: (units) => refundUnits(svc.quota, units),
-    readImage: (id) => readImageBytes(svc.storage, id, Number.MAX_SAFE_INTEGER),
-  });
+  const idempotency = idempotencyFor(svc, caller, endpoint, req.headers.get("idempotency-key"));
   taken.idempotency = idempotency;
   quota.follow(idempotency.holding);
-  taken.recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
+  taken.recordUsage = usageRecorderOf(svc, caller, endpoint, quota, req.method === "POST");
   return {
     req,
     requestId: taken.requestId,
@@ -187,7 +163,12 @@ async function openRequest(req: Request, policy: ApiPolicy, taken: Taken): Promi
 }
 
 /** The handler's result as the answer, with the contract's headers; the Idempotency-Key keeps it. */
-async function answerResult(result: RouteResult, ctx: RouteContext, taken: Taken, dialect: Dialect): Promise<Response> {
+async function answerResult(
+  result: RouteResult,
+  ctx: RouteContext,
+  taken: OpenedCall,
+  dialect: Dialect,
+): Promise<Response> {
   const { requestId, quota, idempotency, svc } = ctx;
   const { recordUsage } = taken;
   if (result instanceof StreamedAnswer) {
@@ -209,23 +190,16 @@ async function answerResult(result: RouteResult, ctx: RouteContext, taken: Taken
   return response;
 }
 
-/** Anything thrown as the dialect's error answer: the units go back, the key is freed, the usage is recorded. */
+/** Anything thrown as the dialect's error answer, once the call is settled (see settleFailure). */
 async function answerError(
   err: unknown,
-  taken: Taken,
+  taken: OpenedCall,
   endpoint: ApiPolicy["quota"],
   dialect: Dialect,
 ): Promise<Response> {
-  const { requestId, quota, idempotency, recordUsage, stopping } = taken;
-  // Work stopped by a shutdown fails as the shutdown (503 busy, Retry-After), whatever the engine made of it.
-  const apiError = toApiError(stopping?.aborted && !(err instanceof ApiError) ? stopping.reason : err, requestId);
-  if (apiError.code === "rate_limited") observeQuotaRefusal(taken.plan, endpoint);
-  await quota?.fail().catch((e) => toApiError(e, requestId));
-  await idempotency?.release().catch((e) => toApiError(e, requestId));
-  // A repeat refused for its Idempotency-Key is the first request again, counted once already.
-  if (!apiError.code.startsWith("idempotency_")) await recordUsage?.(apiError.status);
-  const usage = (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage();
-  return withHeaders(dialect.errorResponse(apiError, requestId, usage), requestId, usage, dialect);
+  const apiError = await settleFailure(err, taken, endpoint);
+  const usage = (await taken.quota?.usageForHeaders().catch(() => undefined)) ?? noUsage();
+  return withHeaders(dialect.errorResponse(apiError, taken.requestId, usage), taken.requestId, usage, dialect);
 }
 
 /** Settles a streamed answer once its work ends, as the wrapper settles any other request when it answers. */
