@@ -7,7 +7,7 @@ import type { Services } from "@/lib/services";
 import type { AcceptedJob } from "./async";
 
 /** Who calls a flow, on which account, and where its answer's URLs point. */
-export type FlowCall = {
+export type FlowContext = {
   svc: Services;
   caller: Caller;
   /** The call's quota: the flow takes from it before costly work; the entry point settles it. */
@@ -17,8 +17,12 @@ export type FlowCall = {
   requestId: string;
   /** The app's own origin, for URLs when no CDN base is set. */
   origin: string;
-  /** Aborts when the caller leaves or the server's shutdown grace is over. */
-  signal: AbortSignal;
+  /** Aborts the work (the caller left, or the server's shutdown grace is over). */
+  readonly signal: AbortSignal;
+};
+
+/** A flow that may run as a job: the context, and whether the caller asked for one. */
+export type FlowCall = FlowContext & {
   /** True when the caller asked for a job (Prefer: respond-async, a tool's async, a progress token). */
   prefersAsync: boolean;
 };
