@@ -2,6 +2,7 @@
 // process, several files at once. Most API and e2e files spend their time waiting on servers, leases and timers, so
 // running TEST_JOBS of them side by side shortens the run; each file's output is printed whole when it ends.
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,26 +59,31 @@ function countsOf(output: string): Counts {
   return { tests: read("tests"), pass: read("pass"), fail: read("fail"), skipped: read("skipped") };
 }
 
-/** Running files' process groups, stopped with the run when it is interrupted. */
-const running = new Set<number>();
+/**
+ * Each file's processes carry a token in their environment (servers, workers and redis-servers a test starts inherit
+ * it, whatever process group they make), so whatever a file leaves running when it ends, or when it is stopped, is
+ * found and stopped too: a file that crashed or hung never leaves a server behind for the rest of the run.
+ */
+const TOKEN_VARIABLE = "DARKROOM_TEST_TOKEN";
+/** The tokens of the files running now, stopped with the run when it is interrupted. */
+const running = new Set<string>();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    for (const pid of running) stopGroup(pid, "SIGKILL");
+    for (const token of running) stopTagged(token, "SIGKILL");
     process.exit(130);
   });
 }
 
 function runFile(file: string): Promise<FileRun> {
   const started = performance.now();
+  const token = crypto.randomUUID();
+  running.add(token);
   return new Promise((resolve) => {
-    // Its own process group, so a file past its deadline is stopped with every server it started.
     const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", file], {
       cwd: ROOT,
-      env: process.env,
+      env: { ...process.env, [TOKEN_VARIABLE]: token },
       stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
     });
-    if (child.pid !== undefined) running.add(child.pid);
     const chunks: Buffer[] = [];
     let timedOut = false;
     const deadline = setTimeout(() => {
@@ -85,26 +91,34 @@ function runFile(file: string): Promise<FileRun> {
       chunks.push(
         Buffer.from(`\n✖ ${file} ran past its deadline of ${Math.round(FILE_DEADLINE_MS / 1000)} s and was stopped\n`),
       );
-      stopGroup(child.pid, "SIGTERM");
-      setTimeout(() => stopGroup(child.pid, "SIGKILL"), 10_000).unref();
+      // A moment to run its own teardown, then everything it started.
+      stopTagged(token, "SIGTERM");
+      setTimeout(() => stopTagged(token, "SIGKILL"), 10_000).unref();
     }, FILE_DEADLINE_MS);
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.on("close", (code) => {
       clearTimeout(deadline);
-      if (child.pid !== undefined) running.delete(child.pid);
+      running.delete(token);
+      stopTagged(token, "SIGKILL");
       const output = Buffer.concat(chunks).toString("utf8");
       resolve({ file, code, ms: performance.now() - started, output, counts: countsOf(output), timedOut });
     });
   });
 }
 
-function stopGroup(pid: number | undefined, signal: NodeJS.Signals) {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group has already ended.
+/** Sends `signal` to every process of this user whose environment carries `token`. */
+function stopTagged(token: string, signal: NodeJS.Signals) {
+  if (!fs.existsSync("/proc")) return; // not Linux: nothing to look through
+  const mark = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`);
+  for (const entry of fs.readdirSync("/proc", { withFileTypes: true })) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`).includes(mark)) process.kill(pid, signal);
+    } catch {
+      // Gone already, or not ours to read.
+    }
   }
 }
 

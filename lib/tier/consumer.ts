@@ -4,7 +4,7 @@
 // the job: the units were taken once at acceptance, and only the one transition that ends the record refunds, writes
 // the webhook and records usage, so a job run again after its worker died is still charged and delivered once.
 import crypto from "node:crypto";
-import { DelayedError, type Job, Queue, QueueEvents, RateLimitError, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, RateLimitError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { SharedSlots } from "@/lib/engines/local/slots";
 import { ChainExhausted } from "@/lib/errors";
@@ -96,23 +96,7 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
     return worker;
   });
 
-  // A job BullMQ failed for good (its workers died past the limit) ends failed, its units given back, its temporary
-  // inputs removed. Every worker hears it; the record's one transition makes it happen once.
-  const events = (Object.keys(QUEUE_OF_KIND) as JobKind[]).map((kind) => {
-    const queueEvents = new QueueEvents(QUEUE_OF_KIND[kind], { connection: tierConnection(opts.redisUrl, "blocking") });
-    queueEvents.on("error", () => undefined);
-    queueEvents.on("failed", ({ jobId, failedReason }) => {
-      void opts.runner
-        .failLost(jobId, LOST_MESSAGE)
-        .then((failed) => {
-          if (!failed) return;
-          log.warn("work tier: job failed past the retry limit", { job_id: jobId, reason: failedReason });
-          return redis.hincrby(OUTCOMES_KEY, "failed", 1);
-        })
-        .catch((err) => log.warn("work tier: ending a lost job failed", { job_id: jobId, ...describeError(err) }));
-    });
-    return queueEvents;
-  });
+  const sweeper = endFailedJobs(opts, redis, workers, [...queues.values()]);
 
   const beat = () =>
     void redis
@@ -138,7 +122,7 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
         await Promise.all(workers.map((w) => w.close(true).catch(() => undefined)));
       }
       clearInterval(heartbeat);
-      await Promise.all(events.map((e) => e.close().catch(() => undefined)));
+      clearInterval(sweeper);
       await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
       await redis.zrem(WORKERS_KEY, id).catch(() => undefined);
       redis.disconnect();
@@ -148,10 +132,54 @@ export function startConsumer(opts: ConsumerOptions): Consumer {
 }
 
 /**
+ * A job BullMQ failed for good (its workers died past the limit) ends failed, its units given back, its temporary
+ * inputs removed: at once by the worker that failed it, and by a sweep of the failed sets, so a failure whose worker
+ * died before it ended the record is still ended. The record's one transition makes it happen once. Returns the
+ * sweep's timer.
+ */
+function endFailedJobs(opts: ConsumerOptions, redis: Redis, workers: Worker[], queues: Queue[]): NodeJS.Timeout {
+  // Failed jobs whose records are known ended, so each sweep reads only the new ones.
+  const settled = new Set<string>();
+  const endLost = (jobId: string | undefined, reason: string) => {
+    if (!jobId || settled.has(jobId)) return;
+    void opts.runner
+      .failLost(jobId, LOST_MESSAGE)
+      .then((failed) => {
+        if (settled.size >= FAILED_SWEPT * 10) settled.clear();
+        settled.add(jobId);
+        if (!failed) return;
+        log.warn("work tier: job failed past the retry limit", { job_id: jobId, reason });
+        return redis.hincrby(OUTCOMES_KEY, "failed", 1);
+      })
+      .catch((err) => log.warn("work tier: ending a lost job failed", { job_id: jobId, ...describeError(err) }));
+  };
+  for (const worker of workers) {
+    // Only a job that BullMQ holds failed: one whose lock was lost before it could be failed runs again instead.
+    worker.on("failed", (job, err) => {
+      void job
+        ?.getState()
+        .then((state) => state === "failed" && endLost(job.id, err.message))
+        .catch(() => undefined);
+    });
+  }
+  const sweep = () =>
+    void Promise.all(
+      queues.map(async (queue) => {
+        for (const job of await queue.getFailed(0, FAILED_SWEPT - 1)) endLost(job.id, job.failedReason);
+      }),
+    ).catch((err) => log.warn("work tier: sweeping failed jobs failed", describeError(err)));
+  sweep();
+  return setInterval(sweep, opts.stallCheckMs * 2);
+}
+
+/**
  * BullMQ honours a manual rate limit (Queue.rateLimit) only on a queue with a limiter: this one is so high that only
  * the manual limit ever holds.
  */
 const NEVER_BINDING_LIMITER = { max: 1_000_000_000, duration: 1000 };
+
+/** The newest failed jobs of each queue that a sweep looks at: BullMQ fails a few at a time, never thousands. */
+const FAILED_SWEPT = 100;
 
 /** How long a job whose owner runs its cap of jobs already waits before it is taken again. */
 const OWNER_WAIT_MS = 500;

@@ -1,9 +1,9 @@
 // The BullMQ work tier (issue 31, contract 1.3): two web instances and worker processes (`npm run worker`) on one
 // real redis-server (persistent) and one image folder, a ComfyUI fake whose steps take time, an AUTOMATIC1111 fake
 // and the preview engine. Jobs wait while no worker lives (and status says why), run once one starts, survive a
-// worker's SIGKILL (charged, stored and delivered once), its SIGTERM and a Redis restart, and answer synchronous
-// requests as an inline instance does. Pro goes first, no key holds every worker, and a GPU server's cap holds
-// across workers.
+// worker's SIGKILL (charged, stored and delivered once), its SIGTERM and a Redis restart, fail with units back past
+// the retry limit, and answer synchronous requests as an inline instance does. Pro goes first, no key holds every
+// worker, and a GPU server's cap holds across workers.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -587,6 +587,58 @@ describe("the BullMQ work tier", { skip }, () => {
       assert.equal(comfy.mostBusy, 1, "the server never held two prompts at once");
     } finally {
       comfy.stepDelayMs = 0;
+    }
+  });
+
+  it("fails a job whose workers die past the retry limit, with its unit given back and one webhook", async () => {
+    // WORK_STALL_LIMIT is 2: the job's third stall fails it.
+    await replaceWorkers(1);
+    const { key } = await createKey(a, "tier-lost");
+    const prompt = "a job no worker survives";
+    const usage = async () =>
+      (await call(a.url, "/api/status", { headers: { Authorization: `Bearer ${key}` } })).json.usage_today;
+    const runs = () => comfy.prompts.filter((p) => JSON.stringify(p.prompt).includes(prompt)).length;
+    comfy.paused = true;
+    try {
+      const accepted = await generate(
+        a.url,
+        { prompt, model: "gamma-xl-1024-v1-0", webhook_url: receiver.url },
+        { headers: { Authorization: `Bearer ${key}` } },
+      );
+      assert.equal(accepted.status, 202, accepted.text);
+      const id = accepted.json.id;
+      assert.equal(await usage(), 1, "the unit is taken at acceptance");
+      const ended = async () => ["failed", "succeeded"].includes((await jobOf(b, id, key)).status);
+      // Each run that reaches the engine loses its worker (SIGKILL), until BullMQ fails the job. A worker is killed
+      // only once its run has sent the prompt: one that merely took the job (and, say, waited for its owner's slot)
+      // is not a run that stalls.
+      let deaths = 0;
+      for (;;) {
+        const seen = runs();
+        // Once a second: job reads have their own guard of 120 a minute per caller.
+        const next = await until(
+          "the job's next run at the engine, or its end",
+          async () => (runs() > seen ? "run" : (await ended()) && "ended"),
+          1000,
+        );
+        if (next === "ended") break;
+        assert.ok(deaths < 3, `the job ran again after its third stall (${deaths} deaths)`);
+        (await workerRunning(id)).kill();
+        deaths++;
+        startWorker();
+      }
+      assert.equal(deaths, 3, "WORK_STALL_LIMIT 2: the job ran three times");
+      const done = await finished(b, id, key);
+      assert.equal(done.status, "failed", JSON.stringify(done));
+      assert.equal(done.error.code, "server_error");
+      assert.equal(await usage(), 0, "the unit is given back");
+      await until("its one webhook", async () =>
+        receiver.got.some((g) => JSON.parse(g.body).data.id === id && JSON.parse(g.body).type === "job.failed"),
+      );
+      await sleep(2000);
+      assert.equal(receiver.got.filter((g) => JSON.parse(g.body).data.id === id).length, 1, "one webhook");
+    } finally {
+      comfy.paused = false;
     }
   });
 
