@@ -94,12 +94,16 @@ export class Moderated extends DomainError {
   }
 }
 
-/** Every route of a model's chain failed. When all of them were at capacity the caller may retry later. */
+/**
+ * Every route of a model's or an enhance mode's chain failed. When all of them were at capacity the caller may retry
+ * later. `work` says which kind of chain, so the answer can suggest another model or another mode.
+ */
 export class ChainExhausted extends DomainError {
   static override readonly kind = "ChainExhausted";
   constructor(
     readonly allAtCapacity: boolean,
     readonly retryAfterS?: number,
+    readonly work: "generation" | "enhance" = "generation",
   ) {
     super(allAtCapacity ? "every route is at capacity" : "every route failed");
   }

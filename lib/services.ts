@@ -6,7 +6,7 @@ import { loadPepper } from "@/lib/auth/pepper";
 import { type Config, getConfig } from "@/lib/config";
 import { createMailer, type Mailer } from "@/lib/console/invitation";
 import { signingSecretOf } from "@/lib/console/keys";
-import { createEngines, type Engines } from "@/lib/engines";
+import { createEngineShared, createEngines, type Engines } from "@/lib/engines";
 import { createGpuPools, type GpuPools } from "@/lib/engines/local/pool";
 import { createProcessSlots, type SharedSlots } from "@/lib/engines/local/slots";
 import { createEnhancer, type Enhancer } from "@/lib/enhance/engine-registry";
@@ -170,6 +170,8 @@ export function createServices(
   const storage = overrides.storage ?? openStorage(config);
   const runner = createJobRunner(config, { ...repositories, pepper }, webhookWorker, drain);
   const gpuPools = createGpuPools(gpuSlotsOf(config));
+  // One route health book for generation's and enhancement's routes, as one set of GPU pools.
+  const engineShared = createEngineShared(gpuPools);
   const pixels = new PixelBudget(config.work.pixelBudget);
   return {
     ...repositories,
@@ -181,10 +183,10 @@ export function createServices(
         : createUpstashGuard((backend as RedisBackend).client, { timeoutMs: (backend as RedisBackend).timeoutMs }),
     storage,
     checkStorage: createStorageHealth(storage),
-    engines: overrides.engines ?? createEngines(config.generation, gpuPools),
+    engines: overrides.engines ?? createEngines(config.generation, engineShared),
     gpuPools,
     enhancer: overrides.enhancer ?? createEnhancer(config),
-    enhanceRoutes: createEnhanceRoutes(config, gpuPools),
+    enhanceRoutes: createEnhanceRoutes(config, engineShared),
     mailer: config.mail ? createMailer(config.mail) : null,
     sweepStats: createSweepStats(),
     checkDisk: createDiskChecker(),

@@ -4,7 +4,7 @@ import { tierView } from "@/lib/console/overview";
 import { tokenMatches } from "@/lib/http/admin-auth";
 import { bearerToken } from "@/lib/http/bearer";
 import { observeWrongToken, renderMetrics } from "@/lib/metrics";
-import { describeRouteStates } from "@/lib/ops/route-states";
+import { describeEnhanceRouteStates, describeRouteStates } from "@/lib/ops/route-states";
 import { getServices } from "@/lib/services";
 
 export const runtime = "nodejs";
@@ -21,7 +21,7 @@ export async function GET(req: Request): Promise<Response> {
     return text(401, "Send METRICS_TOKEN as a Bearer token.\n", { "WWW-Authenticate": 'Bearer realm="metrics"' });
   }
   const live = {
-    routes: describeRouteStates(svc.engines),
+    routes: [...describeRouteStates(svc.engines), ...describeEnhanceRouteStates(svc.enhanceRoutes.describe())],
     pools: svc.engines.describeGpuPools(),
     tier: svc.tier.kind === "inline" ? undefined : await tierView(svc.tier),
   };

@@ -4,6 +4,7 @@ import type { Config } from "@/lib/config";
 import type { Engines } from "@/lib/engines";
 import type { RouteHealth } from "@/lib/engines/health";
 import { PREVIEW_ROUTE } from "@/lib/engines/routes";
+import type { EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import type { ImageStore } from "@/lib/images/store";
 import type { SweepStats } from "@/lib/images/sweep";
 import { describeError, log } from "@/lib/log";
@@ -65,6 +66,7 @@ export async function tierView(tier: Pick<WorkTier, "kind" | "stats">): Promise<
 type Deps = {
   sweepStats: SweepStats;
   engines: Pick<Engines, "describe" | "routeHealth">;
+  enhanceRoutes: Pick<EnhanceRoutes, "describe">;
   quota: QuotaCounters;
   backend: { readonly kind: "sqlite" | "upstash" | "redis" };
   buckets: Buckets;
@@ -82,6 +84,13 @@ export async function consoleOverview(deps: Deps): Promise<Overview> {
     for (const { route } of model.routes) {
       if (route === PREVIEW_ROUTE) continue;
       routes.set(route, [...(routes.get(route) ?? []), model.name]);
+    }
+  }
+  // The enhance modes' cloud and GPU routes share the health book, listed by route id with "enhance:<mode>".
+  for (const chain of deps.enhanceRoutes.describe()) {
+    for (const { route } of chain.routes) {
+      if (route.startsWith("onnx:")) continue;
+      routes.set(route, [...(routes.get(route) ?? []), `enhance:${chain.mode}`]);
     }
   }
   const cap = async (bucket: Buckets["freeGlobalGenerations"]): Promise<CapView> => {

@@ -1,18 +1,16 @@
 // Runs a model's fallback chain so one provider's outage, timeout or bad answer falls through to the next route.
 import type { ModelName } from "@/lib/catalog/models";
 import { inputNeeded } from "@/lib/catalog/route-inputs";
-import { ChainExhausted, Moderated, WorkAborted } from "@/lib/errors";
-import { log } from "@/lib/log";
-import { type AttemptOutcome, observeRouteAttempt } from "@/lib/metrics";
-import { withSpan } from "@/lib/metrics/trace";
+import { Moderated, WorkAborted } from "@/lib/errors";
+import { attemptRoute, exhaustedError } from "./attempt";
 import { batches } from "./batching";
 import { type CapabilityEnv, variantFor } from "./capabilities";
-import { classifyFailure, type Failure } from "./failures";
+import type { Failure } from "./failures";
 import type { HealthBook } from "./health";
 import { normalizeImage } from "./normalize";
 import { previewEngine } from "./preview";
 import { runWithProgress } from "./progress";
-import type { ProviderCall } from "./providers/types";
+import type { ProviderCall, ProviderResult } from "./providers/types";
 import { PREVIEW_ROUTE, type Route } from "./routes";
 import type { GeneratedImage, GenerateJob, ImageEngine } from "./types";
 export type ChainDeps = {
@@ -23,8 +21,6 @@ export type ChainDeps = {
   /** Where each attempt's outcome is counted, for /api/status and the console. */
   health: HealthBook;
 };
-
-const DEFAULT_BUSY_RETRY_AFTER = 30;
 
 /** Moderation stops the chain; an exhausted chain answers busy (all at capacity) or generation_failed. Provider text only reaches logs. */
 export function createChainEngine(model: ModelName, routes: Route[], deps: ChainDeps): ImageEngine {
@@ -58,101 +54,43 @@ export function createChainEngine(model: ModelName, routes: Route[], deps: Chain
         }
         const call = callOf(route);
         job.onProgress?.({ fraction: null, stage: `sent to ${route.id}` });
-        const started = performance.now();
-        const outcome = await withSpan(
-          "darkroom.route_attempt",
-          { "darkroom.route": route.id, model },
-          async (span) => {
-            const result = await attemptRoute(call, job, deps.timeoutMs);
-            const label = attemptOutcomeOf(result);
-            observeRouteAttempt(route.id, label);
-            span.set("darkroom.outcome", label);
-            return result;
+        const outcome = await attemptRoute(
+          {
+            route: route.id,
+            labels: { model },
+            requestId: job.requestId,
+            signal: job.signal,
+            timeoutMs: deps.timeoutMs,
+            health: deps.health,
           },
+          (signal) => runWithProgress(job.onProgress, () => call({ job, signal, timeoutMs: deps.timeoutMs })),
+          (result) => normalizedOf(result, job),
         );
-        const ms = performance.now() - started;
         if (outcome.ok) {
-          deps.health.record(route.id, true, ms);
-          const more = outcome.image.more?.map((image) => ({ ...image, engine: route.id, ai: true }));
-          return { ...outcome.image, engine: route.id, ai: true, ...(more && { more }) };
+          const more = outcome.value.more?.map((image) => ({ ...image, engine: route.id, ai: true }));
+          return { ...outcome.value, engine: route.id, ai: true, ...(more && { more }) };
         }
-        const failure = outcome.failure;
-        log.warn("provider route failed", {
-          request_id: job.requestId,
-          model,
-          route: route.id,
-          kind: failure.kind,
-          status: failure.status,
-          detail: failure.detail,
-        });
         // A moderated prompt is not retried elsewhere: one provider's safety refusal is an answer, not an outage.
-        if (failure.kind === "moderation") {
-          deps.health.record(route.id, true, ms);
-          throw new Moderated();
-        }
-        if (failure.kind === "cancelled") throw new WorkAborted();
-        deps.health.record(route.id, false, ms);
-        failures.push(failure);
+        if (outcome.failure.kind === "moderation") throw new Moderated();
+        if (outcome.failure.kind === "cancelled") throw new WorkAborted();
+        failures.push(outcome.failure);
       }
-      throw exhaustedError(model, job.requestId, failures);
+      throw exhaustedError("generation", failures, { request_id: job.requestId, model });
     },
   };
 }
 
-type Outcome = { ok: true; image: GeneratedImage } | { ok: false; failure: Failure };
-
-function attemptOutcomeOf(outcome: Outcome): AttemptOutcome {
-  if (outcome.ok) return "ok";
-  const { kind } = outcome.failure;
-  return kind === "moderation" ? "moderated" : kind === "cancelled" ? "cancelled" : "failed";
-}
-
-async function attemptRoute(call: ProviderCall, job: GenerateJob, timeoutMs: number): Promise<Outcome> {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error("route deadline")), timeoutMs);
-  const signal = AbortSignal.any([job.signal, deadline.signal]);
-  const signals = () => ({ timedOut: deadline.signal.aborted, cancelled: job.signal.aborted });
-  try {
-    const result = await raceAbort(
-      runWithProgress(job.onProgress, () => call({ job, signal, timeoutMs })),
-      signal,
-    );
-    clearTimeout(timer);
-    const png = await normalizeImage(result.bytes, job.width, job.height);
-    const wanted = Math.max(0, (job.count ?? 1) - 1);
-    const more = await Promise.all(
-      (result.more ?? []).slice(0, wanted).map(async (extra) => ({
-        png: await normalizeImage(extra.bytes, job.width, job.height),
-        width: job.width,
-        height: job.height,
-        seed: extra.seed,
-      })),
-    );
-    return {
-      ok: true,
-      image: { png, width: job.width, height: job.height, seed: result.seed, ...(more.length > 0 && { more }) },
-    };
-  } catch (err) {
-    return { ok: false, failure: classifyFailure(err, signals()) };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Settles at the deadline even if an SDK step ignores the signal (e.g. a poll delay). */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-function exhaustedError(model: ModelName, requestId: string, failures: Failure[]): ChainExhausted {
-  log.error("generation chain exhausted", { request_id: requestId, model, failures: failures.map((f) => f.kind) });
-  const allAtCapacity = failures.length > 0 && failures.every((f) => f.kind === "capacity");
-  if (!allAtCapacity) return new ChainExhausted(false);
-  return new ChainExhausted(true, Math.max(...failures.map((f) => f.retryAfter ?? DEFAULT_BUSY_RETRY_AFTER)));
+/** The provider's answer as the job's PNGs at the job's size: the image, and as many more as the job asked for. */
+async function normalizedOf(result: ProviderResult, job: GenerateJob): Promise<GeneratedImage> {
+  const png = await normalizeImage(result.bytes, job.width, job.height);
+  const wanted = Math.max(0, (job.count ?? 1) - 1);
+  const more = await Promise.all(
+    (result.more ?? []).slice(0, wanted).map(async (extra) => ({
+      png: await normalizeImage(extra.bytes, job.width, job.height),
+      width: job.width,
+      height: job.height,
+      seed: extra.seed,
+    })),
+  );
+  return { png, width: job.width, height: job.height, seed: result.seed, ...(more.length > 0 && { more }) };
 }

@@ -28,7 +28,7 @@ const OPENAI_MODERATION_CODES = ["content_policy_violation", "moderation_blocked
 /** Maps whatever a provider call threw onto a failure; `timedOut`/`cancelled` say which signal fired. */
 export function classifyFailure(err: unknown, signals: { timedOut: boolean; cancelled: boolean }): Failure {
   if (signals.cancelled) return { kind: "cancelled", detail: "client went away" };
-  if (signals.timedOut) return { kind: "timeout", detail: "generation timed out" };
+  if (signals.timedOut) return { kind: "timeout", detail: "the route's deadline passed" };
   if (err instanceof ModerationError) return { kind: "moderation", detail: err.message };
   if (err instanceof ProviderError)
     return { kind: err.kind, detail: err.message, status: err.status, retryAfter: err.retryAfter };

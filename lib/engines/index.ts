@@ -91,11 +91,13 @@ export type Engines = {
   routeHealth(routeId: string): RouteHealth;
 };
 
-/** The engines of `generation`'s chains; `pools` are the process's GPU server pools, shared with enhancement. */
-export function createEngines(generation: GenerationSettings, pools?: GpuPools): Engines {
+/**
+ * The engines of `generation`'s chains; `shared` holds the process's GPU server pools and route health book, which
+ * enhancement's routes share (so the console and status show both by route id).
+ */
+export function createEngines(generation: GenerationSettings, shared: EngineShared = createEngineShared()): Engines {
   const engines = new Map<ModelName, ImageEngine>();
   const capabilities = capabilitiesOf(generation);
-  const shared = createEngineShared(pools);
   return {
     engineFor(model) {
       let engine = engines.get(model);

@@ -14,7 +14,7 @@ import type { WorkQueue } from "@/lib/work/queue";
 import { decodeShared, probeImage } from "./decode";
 import type { Enhancer } from "./engine-registry";
 import { enhanceRaw, targetSize } from "./pipeline";
-import { type EnhanceRoutes, runRemoteSteps } from "./routes/remote-chain";
+import type { EnhanceRoutes } from "./routes/remote-chain";
 import type { ModelChoice, RawImage } from "./types";
 
 export type EnhanceInput = {
@@ -41,7 +41,7 @@ export type EnhanceDeps = RecordDeps & {
   config: Config;
   enhancer: Pick<Enhancer, "run">;
   /** The modes' chains of routes (the services' one set). */
-  routes: Pick<EnhanceRoutes, "stepsOf">;
+  routes: Pick<EnhanceRoutes, "runRemote">;
   /** Called once the job leaves the queue and starts: from then on the cost is being spent. May refuse (throw). */
   onStart?: () => void | Promise<void>;
   /** Hears the place in line while the job waits (1 = next). */
@@ -76,7 +76,7 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
       const hold = await deps.pixels.take(pixels, deps.signal);
       try {
         await deps.onStart?.();
-        return await decodeAndRun(input, deps);
+        return await decodeAndRun(input, deps, probe.plainPng);
       } finally {
         hold.release();
       }
@@ -119,13 +119,13 @@ export async function enhanceImage(input: EnhanceInput, deps: EnhanceDeps): Prom
 }
 
 /** Decodes the upload and runs the mode's chain on it; only the sizes of the decoded input outlive it. */
-async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps) {
+async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps, plainPng: boolean) {
   const started = performance.now();
   deps.onProgress?.({ fraction: 0, stage: "decoding" });
   const image = await decodeShared(input.bytes, deps.config.upload.maxPixels);
   deps.onProgress?.({ fraction: null, stage: "enhancing" });
   try {
-    const out = await runChain(input, image, deps);
+    const out = await runChain(input, image, deps, plainPng);
     // One line per job that ran: operators see timings, and tests can tell a dropped job never ran.
     log.info("enhance job", {
       request_id: deps.requestId,
@@ -142,10 +142,13 @@ async function decodeAndRun(input: EnhanceInput, deps: EnhanceDeps) {
   }
 }
 
-/** The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. */
-async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps) {
+/**
+ * The mode's chain: its cloud routes in order, then (or instead) the in-process network its onnx route names. A plain
+ * PNG upload goes to the routes as it is, with no encode of its own.
+ */
+async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps, plainPng: boolean) {
   const output = input.output ?? DEFAULT_OUTPUT;
-  const remote = await runRemoteSteps(deps.routes.stepsOf(input.model), image, {
+  const remote = await deps.routes.runRemote(input.model, image, {
     mode: input.model,
     scale: input.scale,
     strength: input.strength,
@@ -153,6 +156,7 @@ async function runChain(input: EnhanceInput, image: RawImage, deps: EnhanceDeps)
     faceRestorer: deps.config.enhance.faceRestorer,
     output,
     maxPixels: deps.config.upload.maxPixels,
+    ...(plainPng && { upload: input.bytes }),
     requestId: deps.requestId,
     signal: deps.signal,
     onProgress: deps.onProgress,

@@ -6,8 +6,11 @@ import { ACCEPTED_IMAGE_FORMATS } from "@/lib/schemas/enhance-rules";
 
 const ACCEPTED = new Set<string>([...ACCEPTED_IMAGE_FORMATS, "heif"]);
 
-/** `channels`: what a decode to sRGB makes of it, 4 with alpha, else 3. */
-export type Probe = { format: string; width: number; height: number; channels: 3 | 4 };
+/**
+ * `channels`: what a decode to sRGB makes of it, 4 with alpha, else 3. `plainPng`: an 8-bit, one-frame PNG with no
+ * metadata to strip (no EXIF, ICC, XMP, IPTC or text chunks), which can go to an engine as it is.
+ */
+export type Probe = { format: string; width: number; height: number; channels: 3 | 4; plainPng: boolean };
 
 /** Reads only the header. Rejects non-images, SVG (whatever the Content-Type said) and pixel bombs. */
 export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Probe> {
@@ -35,5 +38,11 @@ export async function probeImage(bytes: Buffer, maxPixels: number): Promise<Prob
     width: rotated ? meta.height : meta.width,
     height: rotated ? meta.width : meta.height,
     channels: meta.hasAlpha ? 4 : 3,
+    plainPng: isPlainPng(meta),
   };
+}
+
+function isPlainPng(meta: Metadata): boolean {
+  const metadata = meta.exif ?? meta.icc ?? meta.xmp ?? meta.iptc ?? meta.comments?.[0];
+  return meta.format === "png" && meta.depth === "uchar" && (meta.pages ?? 1) === 1 && metadata === undefined;
 }

@@ -134,7 +134,7 @@ function routeMetrics(registers: Registers) {
     }),
     routeUp: new Gauge({
       name: "darkroom_route_up",
-      help: "1 while a model's route is healthy, 0 while its last calls all failed (or its GPU pool is all out).",
+      help: "1 while a model's route (or an enhance mode's, model=\"enhance:<mode>\") is healthy, 0 while its last calls all failed (or its GPU pool is all out).",
       labelNames: ["model", "route"] as const,
       registers,
     }),

@@ -3,7 +3,6 @@
 // queue would refuse new work.
 // Each check is bounded, so a hung dependency makes the answer "not ready", never a hung probe.
 
-import type { EnhanceChainState } from "@/lib/enhance/routes/remote-chain";
 import { describeStorageProblem } from "@/lib/storage/health";
 import type { ImageStorage } from "@/lib/storage/types";
 import type { RouteState } from "./route-states";
@@ -16,8 +15,8 @@ export type ReadinessProbes = {
   /** Why the enhance runtime is not ready, or null. */
   enhance: () => string | null;
   routes: RouteState[];
-  /** Each configured enhance mode's routes and why each is out. */
-  enhanceChains: EnhanceChainState[];
+  /** Each configured enhance mode's steps and why each is out (null: it can take work). */
+  enhanceChains: { mode: string; routes: { route: string; out: string | null }[] }[];
   queues: { name: string; running: number; queued: number; concurrency: number; maxQueued: number }[];
 };
 

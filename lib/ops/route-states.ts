@@ -4,6 +4,7 @@
 import type { Engines } from "@/lib/engines";
 import type { PoolDescription } from "@/lib/engines/local";
 import { EJECT_MS } from "@/lib/engines/local/pool";
+import type { EnhanceChainState } from "@/lib/enhance/routes/remote-chain";
 
 export type RouteState = { model: string; route: string; failing: boolean; ejected: boolean };
 
@@ -24,5 +25,16 @@ export function describeRouteStates(
         ejected: poolOut || now - lastFailure < EJECT_MS,
       };
     }),
+  );
+}
+
+/** The enhance modes' cloud and GPU routes as /metrics lists routes, under "enhance:<mode>" (onnx steps run in process). */
+export function describeEnhanceRouteStates(
+  chains: EnhanceChainState[],
+): { model: string; route: string; failing: boolean }[] {
+  return chains.flatMap((c) =>
+    c.routes
+      .filter((r) => !r.route.startsWith("onnx:"))
+      .map((r) => ({ model: `enhance:${c.mode}`, route: r.route, failing: r.failing })),
   );
 }

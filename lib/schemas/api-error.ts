@@ -56,6 +56,9 @@ export class ApiError extends Error {
 /** Seconds a caller should wait after a store or storage outage. */
 const OUTAGE_RETRY_AFTER_S = 5;
 const DEFAULT_BUSY_RETRY_AFTER_S = 30;
+/** generation_failed for an enhance mode whose every route failed: the retry it suggests is by mode. */
+const ENHANCE_FAILED_MESSAGE =
+  "The enhancement engines failed to enhance the image. Please retry with the same or another mode.";
 
 /** The contract's error for anything thrown; what is not a known error is logged and answered as server_error. */
 export function toApiError(err: unknown, requestId: string): ApiError {
@@ -73,7 +76,9 @@ export function toApiError(err: unknown, requestId: string): ApiError {
   }
   if (err instanceof TooManyAtOnce) return new ApiError("rate_limited", err.message, { retryAfter: err.retryAfterS });
   if (err instanceof ChainExhausted) {
-    if (!err.allAtCapacity) return new ApiError("generation_failed");
+    if (!err.allAtCapacity) {
+      return new ApiError("generation_failed", err.work === "enhance" ? ENHANCE_FAILED_MESSAGE : undefined);
+    }
     return new ApiError("busy", "The image providers are at capacity. Please retry shortly.", {
       retryAfter: err.retryAfterS ?? DEFAULT_BUSY_RETRY_AFTER_S,
     });

@@ -102,6 +102,12 @@ export const statusResponseSchema = z
         description:
           "The enhancement engine: neural super-resolution on ONNX Runtime, or sharp only if that cannot start.",
       }),
+    enhance_routes: z
+      .array(z.object({ mode: z.enum(ALL_ENHANCE_MODE_NAMES), route: z.string(), failing: z.boolean() }))
+      .meta({
+        description:
+          "The enhance modes' cloud and GPU routes in the order they are tried; failing = its last 3 calls failed.",
+      }),
   })
   .meta({ id: "StatusResponse" });
 

@@ -8,6 +8,7 @@ import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
 import type { Engines } from "@/lib/engines";
 import type { Enhancer } from "@/lib/enhance/engine-registry";
+import type { EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import type { Usage } from "@/lib/quota/types";
 import { API_REVISION, API_VERSION, type StatusResponse } from "@/lib/schemas/status";
 import type { DiskCheck } from "@/lib/status/disk";
@@ -40,6 +41,7 @@ export type StatusInput = {
   config: Config;
   engines: Pick<Engines, "describe" | "describeGpuPools">;
   enhancer: Pick<Enhancer, "describe">;
+  enhanceRoutes: Pick<EnhanceRoutes, "describe">;
 };
 
 export function buildStatus(input: StatusInput): StatusResponse {
@@ -49,7 +51,11 @@ export function buildStatus(input: StatusInput): StatusResponse {
   const reasons: string[] = [];
   if (!storeHealthy) reasons.push("The quota store cannot be reached.");
   // A provider whose last calls all failed degrades the service as much as a store outage does.
-  const failing = engines.flatMap((m) => m.routes.filter((r) => r.failing).map((r) => `${m.name} (${r.route})`));
+  const enhanceRoutes = remoteEnhanceRoutes(input.enhanceRoutes);
+  const failing = [
+    ...engines.flatMap((m) => m.routes.filter((r) => r.failing).map((r) => `${m.name} (${r.route})`)),
+    ...enhanceRoutes.filter((r) => r.failing).map((r) => `${r.mode} (${r.route})`),
+  ];
   if (failing.length > 0) reasons.push(`Provider routes failing: ${failing.join(", ")}.`);
   const pools = input.engines.describeGpuPools();
   const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
@@ -89,7 +95,20 @@ export function buildStatus(input: StatusInput): StatusResponse {
     upload: { max_bytes: config.upload.maxBytes, max_pixels: config.upload.maxPixels },
     enhance_modes: describeEnhanceModeRows(enhanceEngine, config.enhance),
     enhance_engine: enhanceEngine,
+    enhance_routes: enhanceRoutes,
   };
+}
+
+/** The enhance modes' cloud and GPU routes with their health, as each model's routes are listed (onnx steps run in
+ * process: enhance_engine covers them). */
+function remoteEnhanceRoutes(routes: Pick<EnhanceRoutes, "describe">): StatusResponse["enhance_routes"] {
+  return routes
+    .describe()
+    .flatMap((chain) =>
+      chain.routes
+        .filter((r) => !r.route.startsWith("onnx:"))
+        .map((r) => ({ mode: chain.mode, route: r.route, failing: r.failing })),
+    );
 }
 
 /**

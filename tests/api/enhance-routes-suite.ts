@@ -15,6 +15,22 @@ import { type Backends, startBackends } from "../helpers/backends";
 import { BROWSER, call, enhance } from "../helpers/http";
 import { type Receiver, startReceiver } from "../helpers/webhook-receivers";
 
+const METRICS_TOKEN = `metrics-${crypto.randomBytes(16).toString("hex")}`;
+const ADMIN_TOKEN = `admin-${crypto.randomBytes(24).toString("hex")}`;
+
+/** darkroom_route_attempts_total of a route and outcome in a /metrics scrape (0 when not yet counted). */
+function attemptsIn(scrape: string, route: string, outcome: string): number {
+  const line = scrape
+    .split("\n")
+    .find(
+      (l) =>
+        l.startsWith("darkroom_route_attempts_total{") &&
+        l.includes(`route="${route}"`) &&
+        l.includes(`outcome="${outcome}"`),
+    );
+  return line ? Number(line.split(" ").at(-1)) : 0;
+}
+
 export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
   let fakes: Fakes;
   let app: App;
@@ -43,6 +59,8 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
         ENHANCE_QUALITY: "fal:fal-ai/esrgan,onnx:esrgan-medium",
         FREE_ENHANCEMENTS_PER_DAY: "100",
         WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+        METRICS_TOKEN,
+        ADMIN_TOKEN,
       },
     });
     key = await proKey();
@@ -245,6 +263,68 @@ export function runEnhanceRoutesSuite(backend: "embedded" | "redis") {
       const record = listed.json.images.find((i: { id: string }) => i.id === result.id);
       assert.ok(record, `the library lists ${result.id}`);
       assert.deepEqual([record.model, record.engine], ["faces", "replicate:sczhou/codeformer"]);
+    });
+
+    it("answers 503 busy with Retry-After when every route of the mode is at capacity, and nothing is spent", async () => {
+      fakes.fal.mode = "capacity";
+      const from = nextAddress();
+      const before = await call(app.url, "/api/status", { headers: BROWSER, from });
+      const res = await enhance(
+        app.url,
+        { image: { data: await photo(), type: "image/png" }, model: "creative", prompt: "crisp autumn leaves" },
+        { from, timeoutMs: 120_000 },
+      );
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.json.error.code, "busy");
+      assert.equal(res.headers["retry-after"], "3", "the provider's Retry-After");
+      const after = await call(app.url, "/api/status", { headers: BROWSER, from });
+      assert.equal(after.json.enhance.remaining, before.json.enhance.remaining, "the unit came back");
+    });
+
+    it("answers 500 generation_failed when every route fails, and shows the route by id in /metrics, status and the console", async () => {
+      const metrics = { headers: { Authorization: `Bearer ${METRICS_TOKEN}` }, timeoutMs: 120_000 };
+      const route = "fal:fal-ai/clarity-upscaler";
+      const scraped = await call(app.url, "/metrics", metrics);
+      assert.equal(scraped.status, 200, scraped.text);
+      const failedBefore = attemptsIn(scraped.text, route, "failed");
+      fakes.fal.mode = "error";
+      // Three failures in a row make a route failing, as for generation's routes.
+      for (let i = 0; i < 3; i++) {
+        const res = await enhance(
+          app.url,
+          { image: { data: await photo(), type: "image/png" }, model: "creative", prompt: "crisp autumn leaves" },
+          { from: nextAddress(), timeoutMs: 120_000 },
+        );
+        assert.equal(res.status, 500, res.text);
+        assert.equal(res.json.error.code, "generation_failed");
+        assert.match(res.json.error.message, /retry with the same or another mode/);
+        assert.doesNotMatch(res.json.error.message, /Internal server error/, "no provider text");
+      }
+      const scrape = (await call(app.url, "/metrics", metrics)).text;
+      assert.equal(attemptsIn(scrape, route, "failed"), failedBefore + 3);
+      assert.ok(attemptsIn(scrape, "replicate:sczhou/codeformer", "ok") >= 1, "the faces route's answers are counted");
+      assert.match(scrape, new RegExp(`darkroom_route_up\\{model="enhance:creative",route="${route}"\\} 0`));
+
+      const status = await call(app.url, "/api/status", { headers: BROWSER, from: nextAddress() });
+      assert.deepEqual(
+        status.json.enhance_routes.find((r: { route: string }) => r.route === route),
+        { mode: "creative", route, failing: true },
+      );
+      assert.equal(status.json.status, "degraded");
+      assert.ok(
+        status.json.degraded_reasons.some((r: string) => r.includes(`creative (${route})`)),
+        status.json.degraded_reasons.join(" | "),
+      );
+
+      const overview = await call(app.url, "/api/admin/overview", {
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+        timeoutMs: 120_000,
+      });
+      assert.equal(overview.status, 200, overview.text);
+      const row = overview.json.routes.find((r: { route: string }) => r.route === route);
+      assert.deepEqual(row.models, ["enhance:creative"]);
+      assert.ok(row.failures >= 3, JSON.stringify(row));
+      assert.deepEqual(row.recent.slice(-3), [false, false, false]);
     });
 
     it("keeps 400 invalid_model for a mode with no route", async () => {

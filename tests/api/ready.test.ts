@@ -109,7 +109,8 @@ describe("GET /api/ready", () => {
     fakes.bfl.mode = "error";
     for (let i = 0; i < 3; i++) {
       const res = await generate(app.url, { prompt: "a failing route", model: "alpha-pro" }, { from: "127.0.7.9" });
-      assert.equal(res.status >= 500, true, res.text);
+      assert.equal(res.status, 500, res.text);
+      assert.equal(res.json.error.code, "generation_failed");
     }
     await readyBecomes(503, ["Every route of alpha-pro is failing or out: bfl:flux-pro-1.1."], 5_000);
     await healthIsBare();
@@ -134,6 +135,8 @@ describe("GET /api/ready with an enhance mode on a GPU server", () => {
         A1111_URLS: a1111.url,
         A1111_AUTH,
         ENHANCE_FACES: "a1111:4x-Nope",
+        // An optional route the server lacks before the in-process network: the mode keeps a step that works.
+        ENHANCE_QUALITY: "a1111:4x-Missing,onnx:esrgan-medium",
         FREE_ENHANCEMENTS_PER_DAY: "10",
       },
     });
@@ -143,18 +146,27 @@ describe("GET /api/ready with an enhance mode on a GPU server", () => {
     await a1111?.close();
   });
 
-  it("is not ready once every route of a configured mode is ejected (an upscaler the server does not have)", async () => {
+  it("stays ready with an ejected optional route before an onnx step, and is not once every route of a mode is ejected", async () => {
     // The name is checked on the route's first use, so until then the route counts as able to take work.
     await readyBecomes(200, [], 120_000, () => gpuApp);
     const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#468" } })
       .png()
       .toBuffer();
+    const quality = await enhance(
+      gpuApp.url,
+      { image: { data: photo, type: "image/png" }, model: "quality" },
+      { from: "127.0.7.19", timeoutMs: 120_000 },
+    );
+    assert.equal(quality.status, 200, quality.text);
+    assert.match(quality.json.engine, /^(onnx|sharp)/, "the ejected route handed over to the in-process network");
+    await readyBecomes(200, [], 120_000, () => gpuApp);
     const res = await enhance(
       gpuApp.url,
       { image: { data: photo, type: "image/png" }, model: "faces" },
       { from: "127.0.7.20", timeoutMs: 120_000 },
     );
-    assert.equal(res.status >= 500, true, res.text);
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.json.error.code, "generation_failed");
     assert.equal(
       a1111.requests.some((r) => r.path === "/sdapi/v1/extra-single-image"),
       false,

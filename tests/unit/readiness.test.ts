@@ -2,7 +2,11 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { parseConfig } from "@/lib/config";
+import { createEngineShared } from "@/lib/engines";
+import { EJECT_MS } from "@/lib/engines/local/pool";
 import { WorkerPool } from "@/lib/enhance/neural/pool";
+import { createEnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import { checkReadiness, type ReadinessProbes, storageAnswers } from "@/lib/ops/readiness";
 import { createLocalStorage } from "@/lib/storage/local";
 import { tempDataDir } from "../helpers/app";
@@ -115,6 +119,41 @@ describe("storageAnswers", () => {
     fs.rmSync(path.join(dataDir, "images"), { recursive: true, force: true });
     fs.writeFileSync(path.join(dataDir, "images"), "not a folder");
     await assert.rejects(storageAnswers(createLocalStorage(dataDir, undefined)));
+  });
+});
+
+describe("an enhance mode's readiness from its routes' health", () => {
+  it("counts only a mode with no usable step: a failing route before an onnx step keeps the instance ready", async () => {
+    const config = parseConfig({
+      NODE_ENV: "test",
+      FAL_KEY: "fal-test-key",
+      ENHANCE_QUALITY: "fal:fal-ai/esrgan,onnx:esrgan-medium",
+      ENHANCE_FACES: "fal:fal-ai/codeformer",
+    });
+    const shared = createEngineShared();
+    const routes = createEnhanceRoutes(config, shared);
+    const probes = { ...healthy(), enhanceChains: routes.describe() };
+    assert.deepEqual(await checkReadiness(probes), { ready: true, reasons: [] }, "no route has failed yet");
+
+    // Generation's rule: three failures in a row make a route failing, out for the time a GPU server is out.
+    for (const route of ["fal:fal-ai/esrgan", "fal:fal-ai/codeformer"]) {
+      for (let i = 0; i < 3; i++) shared.health.record(route, false, 10);
+    }
+    const chains = routes.describe();
+    assert.deepEqual(chains.find((c) => c.mode === "quality")?.routes, [
+      { route: "fal:fal-ai/esrgan", failing: true, out: "its last calls all failed" },
+      { route: "onnx:esrgan-medium", failing: false, out: null },
+    ]);
+    assert.deepEqual(await checkReadiness({ ...healthy(), enhanceChains: chains }), {
+      ready: false,
+      reasons: ["Every route of the enhance mode faces is out: fal:fal-ai/codeformer (its last calls all failed)."],
+    });
+
+    // Past that time the route may be tried again, so the mode counts as able.
+    const later = routes.describe(Date.now() + EJECT_MS + 1_000);
+    assert.deepEqual(await checkReadiness({ ...healthy(), enhanceChains: later }), { ready: true, reasons: [] });
+    shared.health.record("fal:fal-ai/codeformer", true, 10);
+    assert.equal(routes.describe().find((c) => c.mode === "faces")?.routes[0].out, null, "one answer brings it back");
   });
 });
 

@@ -32,6 +32,7 @@ export const GET = withApi(
       config: svc.config,
       engines: svc.engines,
       enhancer: svc.enhancer,
+      enhanceRoutes: svc.enhanceRoutes,
     });
     return serializeStatus(status);
   },
