@@ -3,6 +3,7 @@
 // answer resized to the target and blended over the lanczos3 base) and in faces (the answer resized only). Each
 // Darkroom request also decodes the upload, encodes the PNG and stores it with its record. Interleaved rounds, one
 // request at a time, so machine drift hits every variant alike; the added time is each p50 (p99) minus the direct one.
+import sharp from "sharp";
 import { STABILITY_KEY, startStabilityFake } from "../tests/fakes/stability";
 import { createKey, startApp } from "../tests/helpers/app";
 import { call, enhance, multipart } from "../tests/helpers/http";
@@ -31,6 +32,8 @@ export async function benchEnhanceRoutes(rounds = Number(process.env.BENCH_ROUND
     const auth = { Authorization: `Bearer ${(await createKey(app, "bench-enhance-routes")).key}` };
     // 256×192 → 512×384 at scale 2; the fake answers 1024×768, which Darkroom resizes to the target.
     const png = await pngOf(256, 192);
+    // The same picture as a JPEG: not a plain PNG, so Darkroom encodes the PNG the route gets.
+    const jpeg = await sharp(png).jpeg({ quality: 90 }).toBuffer();
     const timed = async (send: () => Promise<{ status: number; text: string }>) => {
       const t = performance.now();
       const res = await send();
@@ -52,11 +55,19 @@ export async function benchEnhanceRoutes(rounds = Number(process.env.BENCH_ROUND
         }),
       );
     };
-    const via = (model: string) => () =>
-      timed(() => enhance(app.url, { image: { data: png, type: "image/png" }, model, scale: "2" }, { headers: auth }));
-    const variants = { direct, quality: via("quality"), faces: via("faces") };
+    const via =
+      (model: string, fields: Record<string, string> = {}, image = { data: png, type: "image/png" }) =>
+      () =>
+        timed(() => enhance(app.url, { image, model, scale: "2", ...fields }, { headers: auth }));
+    const variants = {
+      direct,
+      quality: via("quality"),
+      qualityFull: via("quality", { strength: "1" }),
+      qualityJpeg: via("quality", {}, { data: jpeg, type: "image/jpeg" }),
+      faces: via("faces"),
+    };
     type Name = keyof typeof variants;
-    const times: Record<Name, number[]> = { direct: [], quality: [], faces: [] };
+    const times = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]])) as Record<Name, number[]>;
     for (const fn of Object.values(variants)) await fn(); // warm-up: first compiles, first connections
     for (let r = 0; r < rounds; r++) {
       for (const [name, fn] of Object.entries(variants) as [Name, () => Promise<number>][])
@@ -87,12 +98,15 @@ export async function benchEnhanceRoutes(rounds = Number(process.env.BENCH_ROUND
       rows: [
         row("the fake called directly (baseline)", "direct"),
         row("POST /api/enhance, quality (resize + blend)", "quality"),
+        row("POST /api/enhance, quality at strength 1 (resize only)", "qualityFull"),
+        row("POST /api/enhance, quality, a JPEG upload (PNG encoded for the route)", "qualityJpeg"),
         row("POST /api/enhance, faces (resize only)", "faces"),
       ],
       notes: [
         `${rounds} interleaved rounds after a warm-up, one request at a time; p99 of ${rounds} is their slowest.`,
         "Added time is Darkroom's whole path around the route: upload parse and checks, decode, the route's answer",
         "checked and resized to the target (and blended in quality), the PNG encoded and stored with its record.",
+        "A plain PNG upload goes to the route as it is; the JPEG row pays for decoding it and encoding the route's PNG.",
       ],
     };
   } finally {

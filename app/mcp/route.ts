@@ -1,13 +1,13 @@
 // POST /mcp – the Model Context Protocol over Streamable HTTP, stateless (contract 1.3, "MCP server"): a Pro key,
-// then one server and transport for this request, whose tools call the /api handlers below for the caller.
+// then one server and transport for this request, whose tools call the generate and enhance flows for the
+// caller.
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { POST as enhance } from "@/app/api/enhance/route";
-import { POST as generate } from "@/app/api/generate/route";
 import { createMcpServer } from "@/lib/features/mcp/server";
 import { identifyCaller, readClientIp } from "@/lib/http/identify";
+import { keepAlive } from "@/lib/http/keep-alive";
 import { readJsonObject } from "@/lib/http/read-json";
-import { errorResponse, newRequestId, rejectOtherMethods } from "@/lib/http/with-api";
+import { errorResponse, newRequestId, originOf, rejectOtherMethods } from "@/lib/http/with-api";
 import { getServices } from "@/lib/services";
 import packageJson from "@/package.json";
 
@@ -24,13 +24,13 @@ export async function POST(req: Request): Promise<Response> {
     // Room for an image and a mask at the upload limit, in base64, and the message around them.
     const body = await readJsonObject(req, Math.ceil((svc.config.upload.maxBytes * 2 * 4) / 3) + 64 * 1024);
     const server = createMcpServer({
-      req,
       signal: req.signal,
       svc,
       caller,
       requestId,
+      origin: originOf(req),
+      keepAlive,
       version: packageJson.version,
-      api: { generate, enhance },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);

@@ -93,7 +93,7 @@ async function runAttempt<R, T>(
 }
 
 /** Settles at the deadline even if an SDK step ignores the signal (e.g. a poll delay). */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   work.catch(() => undefined);
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

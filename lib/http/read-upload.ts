@@ -7,6 +7,7 @@ import type { Caller } from "@/lib/auth/types";
 import type { RouteContext } from "@/lib/http/with-api";
 import { ApiError } from "@/lib/schemas/api-error";
 import { GENERATE_FIELD_MAX_BYTES } from "@/lib/schemas/generate";
+import { imageTooLarge, maskTooLarge } from "@/lib/schemas/too-large";
 import { MULTIPART_ENVELOPE_BYTES, type UploadGate, type UploadSlot } from "@/lib/work/upload-gate";
 import { type BodyWatch, watchBody } from "./body-deadlines";
 import { discardRefusedBody } from "./discard-body";
@@ -67,7 +68,7 @@ export function checkUpload(req: Request, maxFileBytes: number, files: UploadFil
   // Each file may reach the limit; the body holds them all.
   const maxBody = maxFileBytes * FILES_IN_BODY[files] + MULTIPART_ENVELOPE_BYTES;
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBody) throw tooLarge(maxFileBytes);
+  if (declared > maxBody) throw imageTooLarge(maxFileBytes);
   const body = req.body;
   if (!body) throw new ApiError("invalid_image", "The image field is missing.");
 
@@ -104,84 +105,43 @@ type Limits = {
   gate: UploadGate;
 };
 
+/** One upload being read: what came so far, and the one way it fails (the first failure wins). */
+type Reading = {
+  result: Upload;
+  failed: boolean;
+  fail: (err: unknown) => void;
+  /** The file parts taken: the first part of each name counts. */
+  claimed: Set<"image" | "mask">;
+};
+
 async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, limits: Limits): Promise<Upload> {
-  const { maxBody, maxFileBytes, takesMask, severalImages, gate } = limits;
   let watch: BodyWatch | undefined;
   try {
     const upload = await new Promise<Upload>((resolve, reject) => {
-      const result: Upload = {
-        image: null,
-        imageWasText: false,
-        imageCount: 0,
-        mask: null,
-        maskWasText: false,
-        fields: {},
-        release: slot.release,
+      const reading: Reading = {
+        result: {
+          image: null,
+          imageWasText: false,
+          imageCount: 0,
+          mask: null,
+          maskWasText: false,
+          fields: {},
+          release: slot.release,
+        },
+        failed: false,
+        claimed: new Set(),
+        fail: (err) => {
+          if (reading.failed) return;
+          reading.failed = true;
+          source.unpipe(parser);
+          discardRefusedBody(source);
+          reject(err);
+        },
       };
-      let failed = false;
-      let received = 0;
-      const claimed = new Set<"image" | "mask">();
-      const fail = (err: unknown) => {
-        if (failed) return;
-        failed = true;
-        source.unpipe(parser);
-        discardRefusedBody(source);
-        reject(err);
-      };
-      watch = watchBody(gate, "upload", fail);
-
-      // The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too. Bytes
-      // are reserved as they arrive, so a body that is only declared holds nothing.
-      source.on("data", (chunk: Buffer) => {
-        if (failed) return;
-        watch?.progress();
-        received += chunk.length;
-        if (received > maxBody) return fail(tooLarge(maxFileBytes));
-        try {
-          slot.grow(chunk.length);
-        } catch (err) {
-          fail(err);
-        }
-      });
-      parser.on("file", (field, stream) => {
-        const name = severalImages && field === "image[]" ? "image" : field;
-        if (name === "image") result.imageCount++;
-        if (severalImages && name === "image" && result.imageCount > MAX_UPLOAD_IMAGES) {
-          return fail(new ApiError("invalid_image", `Send at most ${MAX_UPLOAD_IMAGES} images.`, { param: "image" }));
-        }
-        const part = name === "image" || (takesMask && name === "mask") ? name : null;
-        // The first part of each name counts: a later one may start before the first one's stream has ended.
-        if (!part || claimed.has(part)) {
-          stream.resume();
-          return;
-        }
-        claimed.add(part);
-        const chunks: Buffer[] = [];
-        stream.on("data", (c: Buffer) => chunks.push(c));
-        stream.on("limit", () =>
-          fail(
-            part === "mask"
-              ? new ApiError("invalid_mask", tooLarge(maxFileBytes).message.replace("image", "mask"), { param: "mask" })
-              : tooLarge(maxFileBytes),
-          ),
-        );
-        stream.on("end", () => {
-          if (!failed) result[part] = Buffer.concat(chunks);
-        });
-      });
-      parser.on("field", (name, value, info) => {
-        if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
-        if (name === "image" || (severalImages && name === "image[]")) result.imageWasText = true;
-        else if (takesMask && name === "mask") result.maskWasText = true;
-        else if (!(name in result.fields)) result.fields[name] = value;
-      });
-      parser.on("partsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many parts.")));
-      parser.on("fieldsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many fields.")));
-      parser.on("error", () => fail(new ApiError("invalid_request", "The multipart body is malformed.")));
-      parser.on("close", () => {
-        if (!failed) resolve(result);
-      });
-      source.on("error", () => fail(new ApiError("invalid_request", "The upload was interrupted.")));
+      watch = watchBody(limits.gate, "upload", reading.fail);
+      capBody(source, slot, limits, watch, reading);
+      listen(parser, limits, reading, () => resolve(reading.result));
+      source.on("error", () => reading.fail(new ApiError("invalid_request", "The upload was interrupted.")));
       source.pipe(parser);
     });
     slot.arrived();
@@ -194,16 +154,66 @@ async function parse(source: Readable, parser: Busboy.Busboy, slot: UploadSlot, 
   }
 }
 
-function tooLarge(maxBytes: number) {
-  return new ApiError("image_too_large", `The image must be at most ${describeBytes(maxBytes)}.`);
+/**
+ * The whole body is capped, whatever its parts: decoy files and endless chunked bodies stop here too. Bytes are
+ * reserved as they arrive, so a body that is only declared holds nothing.
+ */
+function capBody(source: Readable, slot: UploadSlot, limits: Limits, watch: BodyWatch, reading: Reading): void {
+  let received = 0;
+  source.on("data", (chunk: Buffer) => {
+    if (reading.failed) return;
+    watch.progress();
+    received += chunk.length;
+    if (received > limits.maxBody) return reading.fail(imageTooLarge(limits.maxFileBytes));
+    try {
+      slot.grow(chunk.length);
+    } catch (err) {
+      reading.fail(err);
+    }
+  });
 }
 
-/** "10 MB" for 10 MiB, "4.5 MB" for 4,500,000, "300 KB" for 300,000: never rounded down to a misleading 0. */
-export function describeBytes(bytes: number): string {
-  if (bytes < 1_000_000) return `${Math.floor(bytes / 1000)} KB`;
-  const mib = bytes / (1024 * 1024);
-  const mb = Number.isInteger(mib) ? mib : Math.floor(bytes / 100_000) / 10;
-  return `${mb} MB`;
+/** The parser's events: file parts and text fields into the result, its limits and errors into the failure. */
+function listen(parser: Busboy.Busboy, limits: Limits, reading: Reading, done: () => void): void {
+  const { fail, result } = reading;
+  parser.on("file", (field, stream) => takeFile(field, stream, limits, reading));
+  parser.on("field", (name, value, info) => {
+    if (info.valueTruncated) return fail(new ApiError("invalid_request", `The field "${name}" is too long.`));
+    if (name === "image" || (limits.severalImages && name === "image[]")) result.imageWasText = true;
+    else if (limits.takesMask && name === "mask") result.maskWasText = true;
+    else if (!(name in result.fields)) result.fields[name] = value;
+  });
+  parser.on("partsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many parts.")));
+  parser.on("fieldsLimit", () => fail(new ApiError("invalid_request", "The multipart body has too many fields.")));
+  parser.on("error", () => fail(new ApiError("invalid_request", "The multipart body is malformed.")));
+  parser.on("close", () => {
+    if (!reading.failed) done();
+  });
+}
+
+/** One file part: the first image (and mask) kept within the per-file limit, the others drained. */
+function takeFile(field: string, stream: Readable, limits: Limits, reading: Reading): void {
+  const { maxFileBytes, takesMask, severalImages } = limits;
+  const { fail, result, claimed } = reading;
+  const name = severalImages && field === "image[]" ? "image" : field;
+  if (name === "image") result.imageCount++;
+  if (severalImages && name === "image" && result.imageCount > MAX_UPLOAD_IMAGES) {
+    fail(new ApiError("invalid_image", `Send at most ${MAX_UPLOAD_IMAGES} images.`, { param: "image" }));
+    return;
+  }
+  const part = name === "image" || (takesMask && name === "mask") ? name : null;
+  // The first part of each name counts: a later one may start before the first one's stream has ended.
+  if (!part || claimed.has(part)) {
+    stream.resume();
+    return;
+  }
+  claimed.add(part);
+  const chunks: Buffer[] = [];
+  stream.on("data", (c: Buffer) => chunks.push(c));
+  stream.on("limit", () => fail(part === "mask" ? maskTooLarge(maxFileBytes) : imageTooLarge(maxFileBytes)));
+  stream.on("end", () => {
+    if (!reading.failed) result[part] = Buffer.concat(chunks);
+  });
 }
 
 // The contract's order for uploads: what needs no body, then the quota, then the body. A caller with nothing left is

@@ -2,19 +2,17 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
+import { idempotencyFor, type OpenedCall, quotaFor, settleFailure, usageRecorderOf } from "@/lib/account/account";
 import type { Caller } from "@/lib/auth/types";
 import { ShuttingDown } from "@/lib/errors";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/http/identify";
-import { Idempotency } from "@/lib/idempotency/idempotency";
-import { readImageBytes } from "@/lib/images/library";
-import { observeQuotaRefusal } from "@/lib/metrics";
-import { chargesFor, Quota, refundUnits, waitlistCharges } from "@/lib/quota/ledger";
+import type { Idempotency } from "@/lib/idempotency/idempotency";
+import { chargesFor, Quota } from "@/lib/quota/ledger";
 import type { Endpoint } from "@/lib/quota/policies";
 import { DAY_MS, emptyUsage, secondsUntil, type Usage } from "@/lib/quota/types";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ErrorBody } from "@/lib/schemas/errors";
 import { getServices, type Services } from "@/lib/services";
-import { usageRecorderFor } from "@/lib/usage/recording";
 import { enforceCallGuard } from "./call-guard";
 import { rateLimitHeaders } from "./headers";
 import { keepAlive } from "./keep-alive";
@@ -113,85 +111,95 @@ export function withApi(
   handler: (ctx: RouteContext) => Promise<RouteResult>,
 ): (req: Request) => Promise<Response> {
   const policy = typeof declared === "string" ? POLICIES[declared] : declared;
-  const endpoint = policy.quota;
   const dialect = policy.dialect ?? CONTRACT_DIALECT;
   return async (req) => {
-    const requestId = newRequestId();
-    let quota: Quota | undefined;
-    let idempotency: Idempotency | undefined;
-    let recordUsage: ((answer: unknown) => Promise<void>) | undefined; // usage history (console)
-    let plan = "free";
-    let stopping: AbortSignal | undefined;
+    const taken: OpenedCall = { requestId: newRequestId(), plan: "free" };
     try {
-      const svc = getServices();
-      stopping = svc.drain.stopping;
-      const ip = readClientIp(req, svc);
-      const abandoned = () => req.signal.aborted;
-      // A 401 describes the caller IP's Free generation bucket.
-      const anonymous = freeCallerOf(ip);
-      quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
-      const caller = await callerFor(req, svc, ip, policy);
-      plan = caller.plan;
-      quota = new Quota(
-        svc.quota,
-        endpoint === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, endpoint, caller),
-        abandoned,
-      );
-      // Arrived while the server drains (server.ts lets API_ROUTES through): turned away before any work, with the
-      // headers of the bucket the caller counts on.
-      if (svc.drain.draining) throw new ShuttingDown();
-      idempotency = new Idempotency(svc.idempotency, caller, endpoint, req.headers.get("idempotency-key"), {
-        leaseMs: svc.config.idempotency.leaseMs,
-        refund: (units) => refundUnits(svc.quota, units),
-        readImage: (id) => readImageBytes(svc.storage, id, Number.MAX_SAFE_INTEGER),
-      });
-      quota.follow(idempotency.holding);
-      recordUsage = usageRecorderFor(svc, req, endpoint, caller, quota.noted);
-      const result = await handler({
-        req,
-        requestId,
-        caller,
-        svc,
-        quota,
-        idempotency,
-        // Building these costs something in Next; only the routes that need them read them.
-        get signal() {
-          return AbortSignal.any([req.signal, svc.drain.stopping]);
-        },
-        get origin() {
-          return originOf(req);
-        },
-      });
-      if (result instanceof StreamedAnswer) {
-        // The drain waits for the stream's refund or record too, so the store does not close before they are written.
-        const settling = svc.drain.track(settleStream(result, { requestId, quota, idempotency, recordUsage }));
-        keepAlive(settling);
-        return withHeaders(result.response, requestId, await quota.usageForHeaders(), dialect);
-      }
-      await recordUsage?.(result);
-      const usage = await quota.usageForHeaders();
-      const response =
-        result instanceof Response
-          ? withHeaders(result, requestId, usage, dialect)
-          : withHeaders(respond(200, result, requestId, usage), requestId, usage, dialect);
-      if (response.headers.get("idempotent-replayed") === null) {
-        // The work is done and paid for: a store hiccup here only means the key cannot be replayed.
-        const claim = idempotency;
-        await claim.complete(response).catch(() => claim.release().catch(() => undefined));
-      }
-      return response;
+      const ctx = await openRequest(req, policy, taken);
+      const result = await handler(ctx);
+      return await answerResult(result, ctx, taken, dialect);
     } catch (err) {
-      // Work stopped by a shutdown fails as the shutdown (503 busy, Retry-After), whatever the engine made of it.
-      const apiError = toApiError(stopping?.aborted && !(err instanceof ApiError) ? stopping.reason : err, requestId);
-      if (apiError.code === "rate_limited") observeQuotaRefusal(plan, endpoint);
-      await quota?.fail().catch((e) => toApiError(e, requestId));
-      await idempotency?.release().catch((e) => toApiError(e, requestId));
-      // A repeat refused for its Idempotency-Key is the first request again, counted once already.
-      if (!apiError.code.startsWith("idempotency_")) await recordUsage?.(apiError.status);
-      const usage = (await quota?.usageForHeaders().catch(() => undefined)) ?? noUsage();
-      return withHeaders(dialect.errorResponse(apiError, requestId, usage), requestId, usage, dialect);
+      return answerError(err, taken, policy.quota, dialect);
     }
   };
+}
+
+/** The steps before the handler: who calls, its quota, the drain, its Idempotency-Key; the handler's context. */
+async function openRequest(req: Request, policy: ApiPolicy, taken: OpenedCall): Promise<RouteContext> {
+  const endpoint = policy.quota;
+  const svc = getServices();
+  taken.stopping = svc.drain.stopping;
+  const ip = readClientIp(req, svc);
+  const abandoned = () => req.signal.aborted;
+  // A 401 describes the caller IP's Free generation bucket.
+  const anonymous = freeCallerOf(ip);
+  taken.quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
+  const caller = await callerFor(req, svc, ip, policy);
+  taken.plan = caller.plan;
+  const quota = quotaFor(svc, caller, endpoint, abandoned);
+  taken.quota = quota;
+  // Arrived while the server drains (server.ts lets API_ROUTES through): turned away before any work, with the
+  // headers of the bucket the caller counts on.
+  if (svc.drain.draining) throw new ShuttingDown();
+  const idempotency = idempotencyFor(svc, caller, endpoint, req.headers.get("idempotency-key"));
+  taken.idempotency = idempotency;
+  quota.follow(idempotency.holding);
+  taken.recordUsage = usageRecorderOf(svc, caller, endpoint, quota, req.method === "POST");
+  return {
+    req,
+    requestId: taken.requestId,
+    caller,
+    svc,
+    quota,
+    idempotency,
+    // Building these costs something in Next; only the routes that need them read them.
+    get signal() {
+      return AbortSignal.any([req.signal, svc.drain.stopping]);
+    },
+    get origin() {
+      return originOf(req);
+    },
+  };
+}
+
+/** The handler's result as the answer, with the contract's headers; the Idempotency-Key keeps it. */
+async function answerResult(
+  result: RouteResult,
+  ctx: RouteContext,
+  taken: OpenedCall,
+  dialect: Dialect,
+): Promise<Response> {
+  const { requestId, quota, idempotency, svc } = ctx;
+  const { recordUsage } = taken;
+  if (result instanceof StreamedAnswer) {
+    // The drain waits for the stream's refund or record too, so the store does not close before they are written.
+    const settling = svc.drain.track(settleStream(result, { requestId, quota, idempotency, recordUsage }));
+    keepAlive(settling);
+    return withHeaders(result.response, requestId, await quota.usageForHeaders(), dialect);
+  }
+  await recordUsage?.(result);
+  const usage = await quota.usageForHeaders();
+  const response =
+    result instanceof Response
+      ? withHeaders(result, requestId, usage, dialect)
+      : withHeaders(respond(200, result, requestId, usage), requestId, usage, dialect);
+  if (response.headers.get("idempotent-replayed") === null) {
+    // The work is done and paid for: a store hiccup here only means the key cannot be replayed.
+    await idempotency.complete(response).catch(() => idempotency.release().catch(() => undefined));
+  }
+  return response;
+}
+
+/** Anything thrown as the dialect's error answer, once the call is settled (see settleFailure). */
+async function answerError(
+  err: unknown,
+  taken: OpenedCall,
+  endpoint: ApiPolicy["quota"],
+  dialect: Dialect,
+): Promise<Response> {
+  const apiError = await settleFailure(err, taken, endpoint);
+  const usage = (await taken.quota?.usageForHeaders().catch(() => undefined)) ?? noUsage();
+  return withHeaders(dialect.errorResponse(apiError, taken.requestId, usage), taken.requestId, usage, dialect);
 }
 
 /** Settles a streamed answer once its work ends, as the wrapper settles any other request when it answers. */

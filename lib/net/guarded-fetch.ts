@@ -5,6 +5,7 @@ import https from "node:https";
 import { pipeline, Readable } from "node:stream";
 import zlib from "node:zlib";
 import {
+  bareHostname,
   firstNonPublic,
   pinnedLookup,
   type ResolvedAddress,
@@ -112,7 +113,7 @@ function checkUrl(url: URL, policy: UrlPolicy): Extract<UrlVerdict, { allowed: t
 
 /** Every address the host resolves to must be public unless the origin may be anywhere; refuses before connecting. */
 async function resolveChecked(url: URL, anyAddress: boolean, resolve: Resolver): Promise<ResolvedAddress[]> {
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const host = bareHostname(url);
   const addresses = await resolveAddresses(host, resolve);
   if (addresses.length === 0) throw new RefusedUrlError(`${url.origin}: ${host} has no address`);
   const bad = anyAddress ? null : firstNonPublic(addresses);
@@ -143,7 +144,7 @@ function send({ url, method, headers, body, addresses, signal, agent }: Outgoing
     const req = client.request(
       {
         protocol: url.protocol,
-        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+        hostname: bareHostname(url),
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method,

@@ -7,6 +7,11 @@ import { type AddressClass, classifyAddress } from "./address";
 export type ResolvedAddress = { address: string; family: number };
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
+/** A URL's host as the resolver and the socket take it: an IPv6 literal without its brackets. */
+export function bareHostname(url: URL): string {
+  return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+}
+
 export async function resolveWithSystem(hostname: string): Promise<ResolvedAddress[]> {
   return dns.promises.lookup(hostname, { all: true, verbatim: true });
 }

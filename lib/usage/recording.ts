@@ -63,7 +63,7 @@ export async function recordRequest(svc: { usage: UsageHistory }, r: RequestReco
  */
 export function usageRecorderFor(
   svc: { usage: UsageHistory },
-  req: Request,
+  req: Pick<Request, "method">,
   endpoint: string,
   caller: Caller,
   note: UsageNote,

@@ -127,11 +127,7 @@ function post(
               status,
               bytesRead,
               error,
-              reason: connectTimedOut
-                ? `no connection within ${connectMs} ms`
-                : signal.aborted
-                  ? `no answer within ${opts.timeoutMs} ms`
-                  : `the connection failed${code ? ` (${code})` : ""}`,
+              reason: noAnswerReason(connectTimedOut, signal, code, connectMs, opts.timeoutMs),
             };
       // Whatever is left of the answer is not read: the connection goes, and the attempt ends (freeing its place
       // under the caps) once it has gone, so a host never holds more connections than the caps allow.
@@ -174,16 +170,36 @@ function post(
       settle(signal.aborted ? messageOf(signal.reason) : messageOf(err), (err as { code?: string }).code),
     );
     // A host that never accepts the connection fails at the connect deadline, not the attempt's.
-    req.on("socket", (socket) => {
-      const connected = url.protocol === "https:" ? "secureConnect" : "connect";
-      const timer = setTimeout(() => {
-        connectTimedOut = true;
-        req.destroy(new Error(`no connection within ${connectMs} ms`));
-      }, connectMs);
-      socket.once(connected, () => clearTimeout(timer));
-      socket.once("close", () => clearTimeout(timer));
+    limitConnect(req, url, connectMs, () => {
+      connectTimedOut = true;
     });
     req.end(body);
+  });
+}
+
+/** Why an attempt got no answer, fit to show the caller: no connection in time, no answer in time, or the error. */
+function noAnswerReason(
+  connectTimedOut: boolean,
+  signal: AbortSignal,
+  code: string | undefined,
+  connectMs: number,
+  timeoutMs: number,
+): string {
+  if (connectTimedOut) return `no connection within ${connectMs} ms`;
+  if (signal.aborted) return `no answer within ${timeoutMs} ms`;
+  return `the connection failed${code ? ` (${code})` : ""}`;
+}
+
+/** Destroys `req` when its socket has not connected (TLS included) within `connectMs`; `timedOut` hears of it. */
+function limitConnect(req: http.ClientRequest, url: URL, connectMs: number, timedOut: () => void): void {
+  req.on("socket", (socket) => {
+    const connected = url.protocol === "https:" ? "secureConnect" : "connect";
+    const timer = setTimeout(() => {
+      timedOut();
+      req.destroy(new Error(`no connection within ${connectMs} ms`));
+    }, connectMs);
+    socket.once(connected, () => clearTimeout(timer));
+    socket.once("close", () => clearTimeout(timer));
   });
 }
 

@@ -263,45 +263,37 @@ function earliestTimer(now: () => number, fire: () => void) {
   };
 }
 
-/** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
-export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
-  const now = opts.now ?? Date.now;
-  const pollMs = opts.pollMs ?? 5000;
-  const leaseMs = opts.leaseMs ?? 60_000;
-  const concurrency = opts.concurrency ?? DELIVERY_POLICY.concurrency;
-  const caps = opts.caps ?? CLAIM_LIMITS;
-  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  if (leaseMs <= timeoutMs) throw new Error("webhooks: leaseMs must be longer than an attempt's timeoutMs");
-  // Retries this worker scheduled run on time, not at the next poll.
-  const attempt = createAttempter(opts, timeoutMs, (retryAt) => wakeAt(retryAt));
+/** The worker's settings with their defaults; a lease no longer than an attempt is refused. */
+function settingsOf(opts: WebhookWorkerOptions) {
+  const settings = {
+    now: opts.now ?? Date.now,
+    pollMs: opts.pollMs ?? 5000,
+    leaseMs: opts.leaseMs ?? 60_000,
+    concurrency: opts.concurrency ?? DELIVERY_POLICY.concurrency,
+    caps: opts.caps ?? CLAIM_LIMITS,
+    timeoutMs: opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+  };
+  if (settings.leaseMs <= settings.timeoutMs) {
+    throw new Error("webhooks: leaseMs must be longer than an attempt's timeoutMs");
+  }
+  return settings;
+}
 
-  const inflight = new Set<Promise<void>>();
+/**
+ * The polling loop: once started, `claim` runs at the earliest time asked for (every `pollMs` at the latest), one
+ * run at a time; a wake-up during a run runs it again right after. A failed claim is logged, and the loop goes on.
+ */
+function pollLoop(now: () => number, pollMs: number, claim: () => Promise<unknown>) {
   const timer = earliestTimer(now, () => tick());
   let running = false;
   let stopped = false;
   let polling: Promise<void> | undefined;
   let again = false;
 
-  /** Claims as many due deliveries as there are free slots and starts them; returns the started attempts. */
-  const claimAndStart = async (): Promise<Promise<void>[]> => {
-    const free = concurrency - inflight.size;
-    if (free <= 0 || stopped) return [];
-    const claimed = await opts.store.claimDue(now(), leaseMs, free, caps);
-    return claimed.map((d) => {
-      const p = attempt(d).finally(() => {
-        inflight.delete(p);
-        // A slot came free: more may be due.
-        poke();
-      });
-      inflight.add(p);
-      return p;
-    });
-  };
-
   const poll = async () => {
     if (stopped) return;
     try {
-      await claimAndStart();
+      await claim();
     } catch (err) {
       const report = err instanceof StoreUnavailable ? log.warn : log.error;
       report("webhook worker could not claim deliveries", describeError(err));
@@ -327,9 +319,49 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
     if (running && !stopped) timer.at(at);
   }
 
-  function poke() {
-    wakeAt(now());
-  }
+  return {
+    get stopped() {
+      return stopped;
+    },
+    wakeAt,
+    poke: () => wakeAt(now()),
+    start() {
+      if (running || stopped) return;
+      running = true;
+      tick();
+    },
+    /** Stops the loop and waits for the run in progress. */
+    async stop() {
+      stopped = true;
+      timer.clear();
+      await polling;
+    },
+  };
+}
+
+/** A worker that runs when told to (runDue, poke), and polls the outbox once started. */
+export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
+  const { now, pollMs, leaseMs, concurrency, caps, timeoutMs } = settingsOf(opts);
+  // Retries this worker scheduled run on time, not at the next poll.
+  const attempt = createAttempter(opts, timeoutMs, (retryAt) => loop.wakeAt(retryAt));
+  const inflight = new Set<Promise<void>>();
+
+  /** Claims as many due deliveries as there are free slots and starts them; returns the started attempts. */
+  const claimAndStart = async (): Promise<Promise<void>[]> => {
+    const free = concurrency - inflight.size;
+    if (free <= 0 || loop.stopped) return [];
+    const claimed = await opts.store.claimDue(now(), leaseMs, free, caps);
+    return claimed.map((d) => {
+      const p = attempt(d).finally(() => {
+        inflight.delete(p);
+        // A slot came free: more may be due.
+        loop.poke();
+      });
+      inflight.add(p);
+      return p;
+    });
+  };
+  const loop = pollLoop(now, pollMs, claimAndStart);
 
   return {
     async runDue() {
@@ -337,16 +369,10 @@ export function createWebhookWorker(opts: WebhookWorkerOptions): WebhookWorker {
       await Promise.all(started);
       return started.length;
     },
-    poke,
-    start() {
-      if (running || stopped) return;
-      running = true;
-      tick();
-    },
+    poke: loop.poke,
+    start: loop.start,
     async stop() {
-      stopped = true;
-      timer.clear();
-      await polling;
+      await loop.stop();
       await Promise.all([...inflight]);
     },
   };

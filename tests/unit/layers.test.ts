@@ -63,6 +63,18 @@ describe("layers", () => {
     assert.deepEqual(offenders, []);
   });
 
+  it("lets the MCP tools call the flows without the HTTP edge (only the POST /mcp route sees HTTP)", () => {
+    const mcp = [...files.keys()].filter((f) => f.startsWith("lib/features/mcp/"));
+    assert.ok(mcp.includes("lib/features/mcp/call.ts"), "the tools' call of the flows is there");
+    const offenders: string[] = [];
+    for (const file of mcp) {
+      for (const dep of files.get(file) ?? []) if (unitOf(dep) === HTTP_LAYER) offenders.push(`${file} imports ${dep}`);
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+      if (/\bnew Request\(|@\/app\//.test(text)) offenders.push(`${file} builds a request or calls a route`);
+    }
+    assert.deepEqual(offenders, []);
+  });
+
   it("has no two folders (or top-level files) under lib/ that import each other, round any loop", () => {
     assert.deepEqual(cyclesOf(unitGraph(files)), []);
   });

@@ -283,8 +283,7 @@ async function exactSize(
   route: string,
 ): Promise<Buffer> {
   try {
-    // Read in one pass (the resize needs no random access): the same pixels, a good part faster to decode.
-    let img = sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated", sequentialRead: true })
+    let img = sharp(bytes, { limitInputPixels: maxPixels, failOn: "truncated" })
       .rotate()
       .toColourspace("srgb")
       .resize(width, height, { kernel: "lanczos3", fit: "fill" });

@@ -3,16 +3,68 @@
 // any quota; the edit's decoding after it; and the units of images that failed given back.
 import type { Caller } from "@/lib/auth/types";
 import { MODELS } from "@/lib/catalog/models";
+import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { inputNeeded } from "@/lib/catalog/route-inputs";
-import { type GenerateDeps, type GeneratedBatch, type GenerateInput, prepareEdit } from "@/lib/engines/generate";
+import { type GeneratedBatch, type GenerateInput, generateImages, prepareEdit } from "@/lib/engines/generate";
 import { recordDepsFor } from "@/lib/features/images/records";
+import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import type { FlowAnswer, FlowCall } from "@/lib/features/jobs/flow-call";
+import { runSync } from "@/lib/features/jobs/sync";
+import { taskOf } from "@/lib/features/jobs/work";
 import { findOwnImage, type RecordDeps, readImageBytes } from "@/lib/images/library";
 import { probeImage } from "@/lib/images/probe";
 import type { Quota } from "@/lib/quota/ledger";
 import type { Usage } from "@/lib/quota/types";
 import type { Services } from "@/lib/services";
 import { pixelBytesOf } from "@/lib/work/pixel-budget";
+import { generateBody } from "./answer";
+import { generateDeps } from "./deps";
 import { assertPromptAllowed } from "./filter-prompt";
+import { generateFingerprint } from "./fingerprint";
+import type { GenerateSubmission } from "./parse";
+
+/**
+ * A parsed /api generate request (or an MCP tool's), from its checks to its answer: the checks before any quota,
+ * the Idempotency-Key, the units, then a job, a wait for the work tier, or the work done here.
+ */
+export async function runGenerate(call: FlowCall, submission: GenerateSubmission): Promise<FlowAnswer> {
+  const { svc, caller, quota, idempotency, requestId, origin, signal } = call;
+  const { request, image, mask, strength, uses12 } = submission;
+  const { negative_prompt, webhook_url, n = 1, output_format, output_quality, image_id, ...fields } = request;
+  const { strength: _strength, ...base } = fields;
+  const output = {
+    format: output_format ?? DEFAULT_OUTPUT_FORMAT,
+    quality: output_quality ?? DEFAULT_OUTPUT_QUALITY,
+  };
+  const input: GenerateInput = { ...base, negativePrompt: negative_prompt, n, output };
+  // Before any quota: the filter, a model with no route for the input, and someone else's image_id.
+  const checked = await checkGenerate(svc, caller, quota, {
+    input,
+    image,
+    mask,
+    imageId: image_id,
+    strength,
+    ratioGiven: submission.ratioGiven,
+  });
+  const mode = asyncModeOf(call.prefersAsync, caller, webhook_url, svc.config.webhookAllowHosts);
+  const edit = checked.hasImage ? { image, mask, imageId: image_id, strength } : undefined;
+  const replay = await idempotency.begin(generateFingerprint({ input, mode, edit }));
+  if (replay) return { replay };
+  const usage = await quota.take(n);
+
+  const work = await prepareWork(svc, checked, signal);
+  const task = taskOf(svc, { kind: "generate", input: work, uses12, usage, requestId, origin, caller });
+  if (mode.async) {
+    const job = await acceptJob(svc, { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin }, task);
+    return { job };
+  }
+  if (svc.tier.kind !== "inline")
+    return { body: await runSync(svc, { kind: "generate", caller, quota, signal }, task) };
+
+  const deps = generateDeps(svc, { requestId, origin }, checked.records);
+  const batch = await generateImages(work, { ...deps, signal, onImagesStarted: quota.markStarted });
+  return { body: generateBody(work, batch, await settleBatch(quota, batch), uses12) };
+}
 
 /** A parsed generate request, whatever API it came through. */
 export type GenerateOrder = {
@@ -91,22 +143,6 @@ async function editPixelsOf(image: Buffer, order: GenerateOrder): Promise<number
     bytes ? await probeImage(bytes, Number.POSITIVE_INFINITY).then(pixelBytesOf, () => 0) : 0;
   const largest = Math.max(...Object.values(MODELS[order.input.model].sizes).map((s) => s.width * s.height));
   return (await decoded(image)) + (await decoded(order.mask)) + largest * 3;
-}
-
-/** What generateImages needs besides the signal and the hooks. */
-export function generateDeps(
-  svc: Services,
-  request: { requestId: string; origin: string },
-  records: RecordDeps,
-): Omit<GenerateDeps, "signal"> {
-  return {
-    requestId: request.requestId,
-    origin: request.origin,
-    engines: svc.engines,
-    storage: svc.storage,
-    queue: svc.queues.generate,
-    ...records,
-  };
 }
 
 /** Gives back the units of the images that failed and notes what was made; the usage after. */

@@ -79,7 +79,11 @@ export function isMultipart(req: Request): boolean {
 
 /** A JSON generate request: text input, or an image from the library by image_id. */
 export async function parseGenerateJson(req: Request): Promise<GenerateSubmission> {
-  const body = await readJsonObject(req);
+  return parseGenerateObject(await readJsonObject(req));
+}
+
+/** A generate request's JSON body, already read (from a request, or an MCP tool's arguments). */
+export function parseGenerateObject(body: Record<string, unknown>): GenerateSubmission {
   const request = validateGenerate(body);
   // A mask is a file: JSON can name a library image, but cannot carry a mask.
   if (body.mask !== undefined) {

@@ -17,19 +17,25 @@ export function prefersAsync(req: Request): boolean {
     .some((p) => p.split(";")[0].trim().toLowerCase() === "respond-async");
 }
 
-/** The request's mode; a webhook implies async and needs a Pro key and an https URL on a public address. */
+/**
+ * The call's mode (`prefers`: the caller asked for a job); a webhook implies async and needs a Pro key and an https
+ * URL on a public address.
+ */
 export function asyncModeOf(
-  req: Request,
+  prefers: boolean,
   caller: Caller,
   webhookUrl: string | undefined,
   allowHosts: readonly string[],
-) {
-  if (webhookUrl === undefined) return prefersAsync(req) ? { async: true as const } : { async: false as const };
+): AsyncMode {
+  if (webhookUrl === undefined) return prefers ? { async: true as const } : { async: false as const };
   if (caller.plan !== "pro") {
     throw new ApiError("invalid_webhook_url", "webhook_url needs a Pro key (Authorization: Bearer <key>).");
   }
   return { async: true as const, webhookUrl: checkWebhookUrl(webhookUrl, allowHosts).toString() };
 }
+
+/** A job accepted: its id, the contract's 202 answer, and when it settles. */
+export type AcceptedJob = { id: string; response: Response; done: Promise<void> };
 
 /**
  * Accepts the work as a job holding the request's units, hands it to the work tier, and answers 202 with where to
@@ -39,7 +45,7 @@ export async function acceptJob(
   svc: Pick<Services, "runner" | "tier">,
   input: { kind: JobKind; caller: Caller; quota: Quota; webhookUrl?: string; origin: string },
   task: JobTask,
-): Promise<{ response: Response; done: Promise<void> }> {
+): Promise<AcceptedJob> {
   const record = svc.runner.newRecord({
     kind: input.kind,
     owner: input.caller.identity,
@@ -67,5 +73,5 @@ export async function acceptJob(
       Location: location,
     },
   });
-  return { response, done };
+  return { id: record.id, response, done };
 }

@@ -9,7 +9,6 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Caller } from "@/lib/auth/types";
 import { ENHANCE_MODES } from "@/lib/catalog/enhance-modes";
 import { MODEL_CATALOG } from "@/lib/catalog/models";
 import { STYLE_NAMES } from "@/lib/catalog/styles";
@@ -19,16 +18,11 @@ import { findOwnImage, readImageBytes } from "@/lib/images/library";
 import { isFinished, type JobRecord, viewOf } from "@/lib/jobs/types";
 import { ApiError, toApiError } from "@/lib/schemas/api-error";
 import type { ImagesToolOutput, ToolImage } from "@/lib/schemas/mcp";
-import type { Services } from "@/lib/services";
-import { type ApiAnswer, type ApiHandlers, type CallOrigin, callApi } from "./call";
+import { callFlow, type FlowRequest, type ToolCaller, type ToolForm } from "./call";
 import { inlineCopy } from "./inline";
 import { INSTRUCTIONS, MCP_TOOLS, type ToolName } from "./tools";
 
-export type McpContext = CallOrigin & {
-  svc: Services;
-  caller: Caller;
-  requestId: string;
-  api: ApiHandlers;
+export type McpContext = ToolCaller & {
   /** The package's version, declared in the initialize answer. */
   version: string;
 };
@@ -52,11 +46,6 @@ export function refusal(code: string, message: string): CallToolResult {
 function refusalOf(err: unknown, requestId: string): CallToolResult {
   const apiError = toApiError(err, requestId);
   return refusal(apiError.code, apiError.message);
-}
-
-function refusalOfAnswer(answer: ApiAnswer): CallToolResult {
-  const error = (answer.body.error ?? {}) as { code?: string; message?: string };
-  return refusal(error.code ?? "server_error", error.message ?? `The work failed (HTTP ${answer.status}).`);
 }
 
 export function createMcpServer(ctx: McpContext): Server {
@@ -132,7 +121,7 @@ async function runTool(ctx: McpContext, name: string, args: Args, progress?: Pro
   }
 }
 
-/** Fields /api validates itself, with its own error codes. */
+/** Fields the flows' parsers validate themselves, with /api's error codes. */
 const TOOL_ONLY_FIELDS = new Set(["image", "mask", "async", "job_id"]);
 
 function isApiField(_tool: ToolName, error: z.ZodError): boolean {
@@ -153,38 +142,27 @@ function bytesOf(text: unknown): Buffer | null {
   return Buffer.from(bare, "base64");
 }
 
-function formOf(fields: Args, files: Record<string, Buffer>): FormData {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(definedOnly(fields))) form.set(name, String(value));
-  for (const [name, bytes] of Object.entries(files)) form.set(name, new Blob([new Uint8Array(bytes)]), name);
-  return form;
-}
-
-/** The /api request a tool makes: which handler, and its body. */
-async function apiRequestOf(
-  ctx: McpContext,
-  tool: ToolName,
-  args: Args,
-): Promise<{ handler: "generate" | "enhance"; body: Args | FormData }> {
+/** The flow a tool calls, and what with: generate's JSON fields or a form with files, or enhance's form. */
+async function flowRequestOf(ctx: McpContext, tool: ToolName, args: Args): Promise<FlowRequest> {
   const { image, mask, image_id, async: _async, mode, ...fields } = args;
-  if (tool === "generate_image") return { handler: "generate", body: definedOnly({ ...fields, n: fields.n ?? 1 }) };
+  if (tool === "generate_image") return { flow: "generate", json: definedOnly({ ...fields, n: fields.n ?? 1 }) };
   if ((image === undefined) === (image_id === undefined)) {
     throw new ApiError("invalid_request", "Send either image_id (an image in your library) or image (base64).");
   }
-  const files: Record<string, Buffer> = {};
+  const files: ToolForm["files"] = {};
   for (const [name, text] of Object.entries({ image, mask })) {
     if (text === undefined) continue;
     const bytes = bytesOf(text);
     if (!bytes) throw new ApiError("invalid_image", `${name} must be base64 (PNG, JPEG or WebP).`);
-    files[name] = bytes;
+    files[name as "image" | "mask"] = bytes;
   }
   if (tool === "edit_image") {
     if (image_id !== undefined) {
       if (mask !== undefined)
         throw new ApiError("invalid_request", "A mask goes with a base64 image, not with image_id.");
-      return { handler: "generate", body: definedOnly({ ...fields, image_id, n: 1 }) };
+      return { flow: "generate", json: definedOnly({ ...fields, image_id, n: 1 }) };
     }
-    return { handler: "generate", body: formOf({ ...fields, n: 1 }, files) };
+    return { flow: "generate", form: { fields: { ...fields, n: 1 }, files } };
   }
   if (image_id !== undefined) {
     // Enhance takes an upload: the library image's bytes are read here (someone else's id is 404, before quota).
@@ -192,21 +170,19 @@ async function apiRequestOf(
     const own = await findOwnImage(String(image_id), records.owner, records);
     files.image = await readImageBytes(ctx.svc.storage, own.id, ctx.svc.config.upload.maxBytes);
   }
-  return { handler: "enhance", body: formOf({ ...fields, model: mode }, files) };
+  return { flow: "enhance", form: { fields: { ...fields, model: mode }, files } };
 }
 
 async function makeImages(ctx: McpContext, tool: ToolName, args: Args, progress?: Progress): Promise<CallToolResult> {
-  const made = await apiRequestOf(ctx, tool, args);
+  const request = await flowRequestOf(ctx, tool, args);
   const asJob = args.async === true || progress !== undefined;
-  const path = made.handler === "generate" ? "/api/generate" : "/api/enhance";
-  const answer = await callApi(ctx.api[made.handler], ctx, path, made.body, { async: asJob });
-  if (answer.status === 202) {
-    const job = await findOwnJob(ctx.svc, ctx.caller, String(answer.body.id));
+  const result = await callFlow(ctx, request, asJob);
+  if ("jobId" in result) {
+    const job = await findOwnJob(ctx.svc, ctx.caller, result.jobId);
     if (args.async === true) return jobResult(ctx, job);
     return jobResult(ctx, await follow(ctx, job, progress));
   }
-  if (answer.status !== 200) return refusalOfAnswer(answer);
-  return imagesResult(ctx, made.handler, answer.body);
+  return imagesResult(ctx, request.flow, result.body);
 }
 
 /** Reads the job until it finishes (sending its progress as it changes), the caller leaves, or the wait bound. */
@@ -251,7 +227,7 @@ async function jobResult(ctx: McpContext, job: JobRecord): Promise<CallToolResul
   return { content: [{ type: "text", text }], structuredContent: { job: jobSummary(job) } };
 }
 
-/** The images of an /api 200 body: generate's `images`, or enhance's one image. */
+/** The images of a flow's body (as /api answers it with 200): generate's `images`, or enhance's one image. */
 function imagesOf(kind: "generate" | "enhance", body: Record<string, unknown>): ToolImage[] {
   if (kind === "generate") {
     const images = body.images as { id: string; url: string; width: number; height: number; seed?: number }[];

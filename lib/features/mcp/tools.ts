@@ -1,6 +1,6 @@
 // The MCP tools (contract 1.3, "MCP server"): one row each, with its input and output schema. Each image tool is a
-// call of /api/generate or /api/enhance made for the caller (./call.ts), so the quota, the per-key limits, the
-// content filter, the engines, the library, the jobs and the usage history are those of /api, unchanged.
+// call of the generate or enhance flow that /api runs, made for the caller (./call.ts), so the quota, the per-key
+// limits, the content filter, the engines, the library, the jobs and the usage history are those of /api, unchanged.
 import type { z } from "zod";
 import {
   editToolInput,

@@ -2,14 +2,14 @@
 // Idempotency-Key, one unit per image, the edit decoded after the quota, then the images or a stream of events.
 // Plain arguments: the /v1 routes answer what it returns (./answer.ts), and any other entry point can call it.
 import sharp from "sharp";
-import type { Caller } from "@/lib/auth/types";
 import { MODELS } from "@/lib/catalog/models";
 import { DEFAULT_OUTPUT } from "@/lib/catalog/output-formats";
 import { type GenerateDeps, type GeneratedBatch, type GenerateInput, generateImages } from "@/lib/engines/generate";
-import { checkGenerate, generateDeps, prepareWork, settleBatch } from "@/lib/features/generate/flow";
+import { generateDeps } from "@/lib/features/generate/deps";
+import { checkGenerate, prepareWork, settleBatch } from "@/lib/features/generate/flow";
+import type { FlowContext } from "@/lib/features/jobs/flow-call";
 import { runSync } from "@/lib/features/jobs/sync";
 import { taskOf } from "@/lib/features/jobs/work";
-import type { Idempotency } from "@/lib/idempotency/idempotency";
 import { encodeOutput } from "@/lib/images/encode";
 import { readImageBytes } from "@/lib/images/library";
 import type { Quota } from "@/lib/quota/ledger";
@@ -19,16 +19,7 @@ import { completedEvent, imagesBody, partialImageEvent } from "./answer";
 import type { AnswerShape, ImagesRequest } from "./parse";
 
 /** What the flow needs of the request's context: the caller, its quota and key, and where it runs. */
-export type ImagesContext = {
-  svc: Services;
-  caller: Caller;
-  quota: Quota;
-  idempotency: Idempotency;
-  requestId: string;
-  origin: string;
-  /** Aborts the work (the client left, or the server shuts down). */
-  readonly signal: AbortSignal;
-};
+export type ImagesContext = FlowContext;
 
 type StreamedShape = AnswerShape & { kind: "generations" | "edits" };
 export type ImagesEvent = { type: string };
