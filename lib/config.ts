@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { ALL_ENHANCE_MODE_NAMES } from "@/lib/catalog/enhance-modes";
-import { enhanceVariableOf, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
+import { enhanceVariableOf, type NeedyKind, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 import type { CapabilityEnv } from "@/lib/engines/capabilities";
@@ -326,12 +326,18 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
   };
 }
 
-/** ENHANCE_<MODE> parsed, with the problems found; a cloud route needs its provider's key. */
+/** The variable an enhance route kind needs: a GPU server list, or the provider's key. */
+const enhanceNeedOf = (kind: NeedyKind) =>
+  kind === "a1111" ? "A1111_URLS" : kind === "comfyui" ? "COMFYUI_URLS" : PROVIDER_ENV[kind].key;
+
+/** ENHANCE_<MODE> parsed, with the problems found; a route needs its provider's key or its servers. */
 function enhanceChainsOf(env: z.infer<typeof envSchema>) {
   const values = env as unknown as ProviderVars;
+  const enhanceWorkflows = Object.keys(readLocalOf(values).settings.comfyui?.enhanceWorkflows ?? {});
   return parseEnhanceChains(
     Object.fromEntries(ALL_ENHANCE_MODE_NAMES.map((m) => [enhanceVariableOf(m), textOf(values, enhanceVariableOf(m))])),
-    (kind) => Boolean(textOf(values, kind === "a1111" ? "A1111_URLS" : PROVIDER_ENV[kind].key)),
+    (kind) => Boolean(textOf(values, enhanceNeedOf(kind))),
+    enhanceWorkflows,
   );
 }
 

@@ -11,16 +11,17 @@ export const ENHANCE_ROUTE_KINDS = {
   replicate: "a Replicate model, or a Cog server through REPLICATE_BASE_URL",
   fal: "a fal endpoint",
   a1111: "an upscaler on the AUTOMATIC1111-compatible servers of A1111_URLS",
+  comfyui: "an upscale model file (or workflow:<name>) on the ComfyUI servers of COMFYUI_URLS",
 } as const;
 export type EnhanceRouteKind = keyof typeof ENHANCE_ROUTE_KINDS;
-/** The kinds that need a provider key (the cloud) or a server list (a1111). */
+/** The kinds that need a provider key (the cloud) or a server list (a1111, comfyui). */
 export type NeedyKind = Exclude<EnhanceRouteKind, "onnx">;
 /** Stability's upscalers by name. */
 const STABILITY_UPSCALERS = ["fast", "conservative", "creative"];
-/** Kinds the contract names that this version does not run yet: refused at start, with a clear message. */
-const NOT_YET: Record<string, string> = {
-  comfyui: "ComfyUI enhance routes are not supported yet; use a1111, a cloud route or onnx",
-};
+/** The GPU server kinds and the variable that lists their servers. */
+const SERVER_LISTS = { a1111: "A1111_URLS", comfyui: "COMFYUI_URLS" } as const;
+/** `comfyui:workflow:<name>` runs the operator's COMFYUI_WORKFLOW_ENHANCE_<NAME>; any other target is a model file. */
+export const COMFY_WORKFLOW_TARGET = "workflow:";
 /** The in-process networks an onnx route names: the mode table's packages. */
 export const ONNX_NETWORKS = ENHANCE_PACKAGES;
 export type OnnxNetwork = (typeof ONNX_NETWORKS)[number];
@@ -38,11 +39,13 @@ export const enhanceVariableOf = (mode: EnhanceModeName) => `ENHANCE_${mode.toUp
 
 /**
  * Every mode's chain from its variable (or the default), and every problem found: an unknown kind, an onnx network
- * that is not shipped, a cloud route whose provider has no key, or an a1111 route without A1111_URLS (`hasKey`).
+ * that is not shipped, a cloud route whose provider has no key, an a1111 or comfyui route without its server list
+ * (`hasKey`), or a `comfyui:workflow:<name>` whose COMFYUI_WORKFLOW_ENHANCE_<NAME> is not set (`enhanceWorkflows`).
  */
 export function parseEnhanceChains(
   values: Partial<Record<string, string>>,
   hasKey: (kind: NeedyKind) => boolean,
+  enhanceWorkflows: readonly string[] = [],
 ): { chains: EnhanceChains; issues: { variable: string; message: string }[] } {
   const issues: { variable: string; message: string }[] = [];
   const chains = Object.fromEntries(
@@ -54,7 +57,7 @@ export function parseEnhanceChains(
         .map((r) => r.trim())
         .filter(Boolean)
         .flatMap((id) => {
-          const problem = problemOf(id, hasKey);
+          const problem = problemOf(id, hasKey, enhanceWorkflows);
           if (problem) issues.push({ variable, message: `${id}: ${problem}` });
           return problem ? [] : [specOf(id)];
         });
@@ -69,11 +72,14 @@ function specOf(id: string): EnhanceRouteSpec {
   return { kind: id.slice(0, colon) as EnhanceRouteKind, target: id.slice(colon + 1), id };
 }
 
-function problemOf(id: string, hasKey: (kind: NeedyKind) => boolean): string | undefined {
+function problemOf(
+  id: string,
+  hasKey: (kind: NeedyKind) => boolean,
+  enhanceWorkflows: readonly string[],
+): string | undefined {
   const colon = id.indexOf(":");
   const kind = colon > 0 ? id.slice(0, colon) : "";
   const target = id.slice(colon + 1);
-  if (NOT_YET[kind]) return NOT_YET[kind];
   if (!(kind in ENHANCE_ROUTE_KINDS) || target === "") {
     return `a route is kind:name, the kind one of ${Object.keys(ENHANCE_ROUTE_KINDS).join(", ")}`;
   }
@@ -85,9 +91,26 @@ function problemOf(id: string, hasKey: (kind: NeedyKind) => boolean): string | u
   if (kind === "stability" && !STABILITY_UPSCALERS.includes(target)) {
     return `Stability's upscalers are ${STABILITY_UPSCALERS.join(", ")}`;
   }
-  if (kind === "a1111") return hasKey("a1111") ? undefined : "set A1111_URLS to the servers to use it";
-  const cloud = kind as Exclude<NeedyKind, "a1111">;
+  if (kind === "a1111" || kind === "comfyui") {
+    if (!hasKey(kind)) return `set ${SERVER_LISTS[kind]} to the servers to use it`;
+    return kind === "comfyui" ? comfyTargetProblem(target, enhanceWorkflows) : undefined;
+  }
+  const cloud = kind as Exclude<NeedyKind, "a1111" | "comfyui">;
   return hasKey(cloud) ? undefined : `set ${PROVIDER_ENV[cloud].key} to use it`;
+}
+
+/** A comfyui route's target: a workflow the operator set, or an upscale model file name. */
+function comfyTargetProblem(target: string, enhanceWorkflows: readonly string[]): string | undefined {
+  if (target.startsWith(COMFY_WORKFLOW_TARGET)) {
+    const name = target.slice(COMFY_WORKFLOW_TARGET.length);
+    if (enhanceWorkflows.includes(name)) return undefined;
+    const variable = `COMFYUI_WORKFLOW_ENHANCE_${name.toUpperCase().replace(/-/g, "_")}`;
+    return `no enhance workflow "${name}": set ${variable} to its API-format JSON file`;
+  }
+  if (/\p{Cc}/u.test(target) || target.length > 255) {
+    return "must be an upscale model file name (no control characters, at most 255)";
+  }
+  return undefined;
 }
 
 /** Face restoration models' licence terms (contract 1.3), by what a route's name shows of its model. */

@@ -6,6 +6,10 @@
 // and server.py send them: PREVIEW_IMAGE (1) = [u32 1][u32 format: 1 JPEG, 2 PNG][image], or, to a client whose
 // first message was feature_flags with supports_preview_metadata (and not on a `legacy` server),
 // PREVIEW_IMAGE_WITH_METADATA (4) = [u32 4][u32 length][metadata JSON with prompt_id, node_id, image_type][image].
+// Enhancement's nodes as their real definitions declare them (comfy_extras/nodes_upscale_model.py, nodes.py, and the
+// facerestore_cf pack's __init__.py), listed by GET /object_info[/<class>] (server.py's node_info), with
+// validate_prompt's refusals (a node class it does not have, a combo value not in its list); images have the size
+// their graph makes: an upscale model's factor, ImageScale's width and height.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type net from "node:net";
@@ -50,6 +54,13 @@ export type ComfyFake = {
   uploads: Map<string, { width: number; height: number; hasAlpha: boolean }>;
   /** Request-shape problems; tests assert this stays empty. */
   violations: string[];
+  /** Files in models/upscale_models, each with its model's factor (UpscaleModelLoader's model_name list). */
+  upscaleModels: Map<string, number>;
+  /** Whether the facerestore_cf pack is installed, and the files in models/facerestore_models. */
+  faceNodes: boolean;
+  faceModels: string[];
+  /** Each image a SaveImage or PreviewImage node wrote, with the sizes along its way (what ImageUpscaleWithModel made). */
+  saved: { node: string; width: number; height: number; upscaled?: { width: number; height: number } }[];
   /** Websocket connections accepted so far. */
   socketsOpened: number;
   /** Sampler steps sent as progress frames so far. */
@@ -76,6 +87,17 @@ export type ComfyFake = {
 };
 
 const OUTPUT_NODES = new Set(["SaveImage", "PreviewImage"]);
+/** The progress bar of ImageUpscaleWithModel (tiled_scale's steps): this many tiles per image here. */
+const UPSCALE_TILES = 4;
+const DEFAULT_UPSCALE_MODELS: [string, number][] = [
+  ["4x-UltraSharp.pth", 4],
+  ["RealESRGAN_x2plus.pth", 2],
+];
+const DEFAULT_FACE_MODELS = ["GFPGANv1.4.pth", "codeformer.pth"];
+const FACE_DETECTORS = ["retinaface_resnet50", "retinaface_mobile0.25", "YOLOv5l", "YOLOv5n"];
+/** ImageScale's upscale_methods and crop_methods (nodes.py). */
+const SCALE_METHODS = ["nearest-exact", "bilinear", "area", "bicubic", "lanczos"];
+const CROP_METHODS = ["disabled", "center"];
 const LATENT_NODES = new Set(["EmptyLatentImage", "EmptySD3LatentImage"]);
 const images = new Map<string, Promise<Buffer>>();
 
@@ -131,6 +153,10 @@ export async function startComfyFake(
     prompts: [],
     uploads: new Map(),
     violations: [],
+    upscaleModels: new Map(DEFAULT_UPSCALE_MODELS),
+    faceNodes: true,
+    faceModels: [...DEFAULT_FACE_MODELS],
+    saved: [],
     socketsOpened: 0,
     stepsSent: 0,
     previews: false,
@@ -148,6 +174,10 @@ export async function startComfyFake(
       fake.prompts = [];
       fake.uploads.clear();
       fake.violations = [];
+      fake.upscaleModels = new Map(DEFAULT_UPSCALE_MODELS);
+      fake.faceNodes = true;
+      fake.faceModels = [...DEFAULT_FACE_MODELS];
+      fake.saved = [];
       fake.socketsOpened = 0;
       fake.stepsSent = 0;
       fake.previews = false;
@@ -287,6 +317,13 @@ export async function startComfyFake(
       }
       if (key === "GET /view") return view(url.searchParams, res);
       if (key === "POST /upload/image") return uploadImage(body, json);
+      if (key === "GET /object_info") return json(200, objectInfo());
+      const infoMatch = route ? /^\/object_info\/([^/]+)$/.exec(route) : null;
+      if (req.method === "GET" && infoMatch) {
+        const node = decodeURIComponent(infoMatch[1]);
+        const all = objectInfo();
+        return json(200, all[node] ? { [node]: all[node] } : {});
+      }
       return empty(404);
     });
   });
@@ -301,6 +338,8 @@ export async function startComfyFake(
       });
     }
     const prompt = data.prompt as Record<string, Node>;
+    const invalid = validatePrompt(prompt);
+    if (invalid) return json(400, invalid);
     checkPrompt(prompt);
     const outputs = Object.keys(prompt).filter((id) => OUTPUT_NODES.has(prompt[id]?.class_type));
     if (outputs.length === 0) {
@@ -311,28 +350,7 @@ export async function startComfyFake(
     }
     if (fake.mode === "reject") {
       const loader = Object.keys(prompt).find((id) => prompt[id].class_type === "CheckpointLoaderSimple") ?? outputs[0];
-      return json(400, {
-        error: {
-          type: "prompt_outputs_failed_validation",
-          message: "Prompt outputs failed validation",
-          details: "",
-          extra_info: {},
-        },
-        node_errors: {
-          [loader]: {
-            errors: [
-              {
-                type: "value_not_in_list",
-                message: "Value not in list",
-                details: "ckpt_name: not in []",
-                extra_info: {},
-              },
-            ],
-            dependent_outputs: outputs,
-            class_type: prompt[loader].class_type,
-          },
-        },
-      });
+      return json(400, notInList(loader, prompt[loader].class_type, "ckpt_name: not in []", outputs));
     }
     const id = randomUUID();
     const clientId = typeof data.client_id === "string" ? data.client_id : undefined;
@@ -363,6 +381,101 @@ export async function startComfyFake(
     if (!meta?.width || !meta.height) return json(400, { error: "not an image" });
     fake.uploads.set(image.name, { width: meta.width, height: meta.height, hasAlpha: meta.hasAlpha === true });
     return json(200, { name: image.name, subfolder: "", type: "input" });
+  }
+
+  /** node_info of the nodes enhancement uses: input.required with combo lists as [[values…]], as server.py sends. */
+  function objectInfo(): Record<string, { input: { required: Record<string, unknown[]> }; output: string[] }> {
+    const node = (required: Record<string, unknown[]>, output: string[]) => ({
+      input: { required },
+      input_order: { required: Object.keys(required) },
+      output,
+      output_is_list: output.map(() => false),
+      output_name: output,
+      name: "",
+      display_name: "",
+      description: "",
+      python_module: "nodes",
+      category: "",
+      output_node: output.length === 0,
+    });
+    const int = ["INT", { default: 512, min: 0, max: 16384, step: 1 }];
+    const info: Record<string, ReturnType<typeof node>> = {
+      LoadImage: node({ image: [[...fake.uploads.keys()], { image_upload: true }] }, ["IMAGE", "MASK"]),
+      SaveImage: node({ images: ["IMAGE"], filename_prefix: ["STRING", { default: "ComfyUI" }] }, []),
+      UpscaleModelLoader: node({ model_name: [[...fake.upscaleModels.keys()]] }, ["UPSCALE_MODEL"]),
+      ImageUpscaleWithModel: node({ upscale_model: ["UPSCALE_MODEL"], image: ["IMAGE"] }, ["IMAGE"]),
+      ImageScale: node(
+        { image: ["IMAGE"], upscale_method: [SCALE_METHODS], width: int, height: int, crop: [CROP_METHODS] },
+        ["IMAGE"],
+      ),
+    };
+    if (fake.faceNodes) {
+      info.FaceRestoreModelLoader = node({ model_name: [[...fake.faceModels]] }, ["FACERESTORE_MODEL"]);
+      info.FaceRestoreCFWithModel = node(
+        {
+          facerestore_model: ["FACERESTORE_MODEL"],
+          image: ["IMAGE"],
+          facedetection: [FACE_DETECTORS],
+          codeformer_fidelity: ["FLOAT", { default: 0.5, min: 0.0, max: 1, step: 0.05 }],
+        },
+        ["IMAGE"],
+      );
+    }
+    return info;
+  }
+
+  /**
+   * execution.py's validate_prompt for the enhance nodes: a class the server lacks is invalid_prompt; a combo value
+   * not in its list fails the output's validation (value_not_in_list), as the real server answers both.
+   */
+  function validatePrompt(prompt: Record<string, Node>): unknown {
+    const info = objectInfo();
+    const enhanceNodes = new Set([
+      "UpscaleModelLoader",
+      "ImageUpscaleWithModel",
+      "ImageScale",
+      "FaceRestoreModelLoader",
+      "FaceRestoreCFWithModel",
+    ]);
+    for (const [id, node] of Object.entries(prompt)) {
+      if (!enhanceNodes.has(node?.class_type)) continue;
+      const spec = info[node.class_type];
+      if (!spec) {
+        return {
+          error: {
+            type: "invalid_prompt",
+            message: `Cannot execute because node ${node.class_type} does not exist.`,
+            details: `Node ID '#${id}'`,
+            extra_info: {},
+          },
+          node_errors: {},
+        };
+      }
+      const fields = Object.keys(spec.input.required).sort();
+      const sent = Object.keys(node.inputs ?? {}).sort();
+      if (fields.join() !== sent.join()) {
+        fake.violations.push(`${node.class_type} inputs ${sent.join(",")}, expected ${fields.join(",")}`);
+      }
+      for (const [field, declared] of Object.entries(spec.input.required)) {
+        const value = node.inputs?.[field];
+        if (Array.isArray(declared[0]) && !(declared[0] as unknown[]).includes(value)) {
+          const list = JSON.stringify(declared[0]);
+          return notInList(id, node.class_type, `${field}: '${String(value)}' not in ${list}`, []);
+        }
+        if (declared[0] === "INT" && !Number.isInteger(value)) {
+          fake.violations.push(`${node.class_type} ${field} is not an integer`);
+        }
+        if (declared[0] === "FLOAT" && (typeof value !== "number" || value < 0 || value > 1)) {
+          fake.violations.push(`${node.class_type} ${field}=${String(value)} is not a FLOAT in [0, 1]`);
+        }
+        const linkType = typeof declared[0] === "string" && /^[A-Z_]+$/.test(declared[0]) && declared[0] !== "INT";
+        if (linkType && declared[0] !== "FLOAT" && declared[0] !== "STRING") {
+          const linked = Array.isArray(value) && value.length === 2 && prompt[String(value[0])] !== undefined;
+          if (!linked) fake.violations.push(`${node.class_type} ${field} is not a link to another node`);
+        }
+      }
+    }
+    return undefined;
   }
 
   function checkPrompt(prompt: Record<string, Node>) {
@@ -453,8 +566,9 @@ export async function startComfyFake(
     for (const id of topologicalOrder(prompt)) {
       const node = prompt[id];
       send(sid, "executing", { node: id, display_node: id, prompt_id: promptId });
-      if (node.class_type === "KSampler") {
-        const steps = Number(node.inputs.steps);
+      const stepped = node.class_type === "KSampler" || node.class_type === "ImageUpscaleWithModel";
+      if (stepped) {
+        const steps = node.class_type === "KSampler" ? Number(node.inputs.steps) : UPSCALE_TILES;
         for (let step = 1; step <= steps; step++) {
           if (fake.stepDelayMs > 0) await new Promise((r) => setTimeout(r, fake.stepDelayMs));
           if (interruptFlag) {
@@ -478,13 +592,21 @@ export async function startComfyFake(
           }
           send(sid, "progress", { value: step, max: steps, prompt_id: promptId, node: id });
           fake.stepsSent++;
-          if (fake.previews) await sendPreview(sid, promptId, id, step, steps, fake.previews, prompt);
+          if (fake.previews && node.class_type === "KSampler") {
+            await sendPreview(sid, promptId, id, step, steps, fake.previews, prompt);
+          }
           if (mode === "drop-ws" && step === Math.min(2, steps) && sid) sockets.get(sid)?.terminate();
         }
         if (failed) break;
       }
       if (OUTPUT_NODES.has(node.class_type)) {
-        const { width, height } = latentSizeOf(prompt, fake.uploads);
+        const { width, height } = imageSizeOf(prompt, id, fake.uploads, fake.upscaleModels);
+        fake.saved.push({
+          node: id,
+          width,
+          height,
+          upscaled: upscaledSizeOf(prompt, fake.uploads, fake.upscaleModels),
+        });
         const type = node.class_type === "SaveImage" ? "output" : "temp";
         const prefix = String(node.inputs.filename_prefix ?? "ComfyUI");
         const subfolder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
@@ -577,6 +699,25 @@ export async function startComfyFake(
   return fake;
 }
 
+/** validate_prompt's answer for a combo value that is not in the node's list (value_not_in_list). */
+function notInList(id: string, classType: string, details: string, outputs: string[]) {
+  return {
+    error: {
+      type: "prompt_outputs_failed_validation",
+      message: "Prompt outputs failed validation",
+      details: "",
+      extra_info: {},
+    },
+    node_errors: {
+      [id]: {
+        errors: [{ type: "value_not_in_list", message: "Value not in list", details, extra_info: {} }],
+        dependent_outputs: outputs,
+        class_type: classType,
+      },
+    },
+  };
+}
+
 /** A preview whose grey level is step/steps of white, so a reader can tell the order previews were made in. */
 export function comfyPreviewImage(
   step: number,
@@ -600,6 +741,58 @@ function latentSizeOf(
   if (upload) return upload;
   const latent = Object.values(prompt).find((n) => LATENT_NODES.has(n.class_type));
   return { width: Number(latent?.inputs.width ?? 512), height: Number(latent?.inputs.height ?? 512) };
+}
+
+/**
+ * The size of the image a node gives: an upscale model multiplies by its factor, ImageScale makes its width × height
+ * (one of them 0 keeps the aspect ratio, both 0 the size), face restoration keeps the size; generation graphs render
+ * at their latent's (or loaded image's) size.
+ */
+function imageSizeOf(
+  prompt: Record<string, Node>,
+  id: string,
+  uploads: Map<string, { width: number; height: number }>,
+  models: Map<string, number>,
+): { width: number; height: number } {
+  const node = prompt[id];
+  const input = (field: string) => {
+    const link = node?.inputs[field];
+    return Array.isArray(link) && typeof link[0] === "string" ? imageSizeOf(prompt, link[0], uploads, models) : null;
+  };
+  if (node?.class_type === "LoadImage") {
+    return uploads.get(String(node.inputs.image)) ?? latentSizeOf(prompt, uploads);
+  }
+  if (node?.class_type === "ImageUpscaleWithModel") {
+    const from = input("image") ?? { width: 512, height: 512 };
+    const loader = prompt[String((node.inputs.upscale_model as unknown[])?.[0])];
+    const factor = models.get(String(loader?.inputs.model_name)) ?? 1;
+    return { width: from.width * factor, height: from.height * factor };
+  }
+  if (node?.class_type === "ImageScale") {
+    const from = input("image") ?? { width: 512, height: 512 };
+    const w = Number(node.inputs.width);
+    const h = Number(node.inputs.height);
+    if (w === 0 && h === 0) return from;
+    return {
+      width: w === 0 ? Math.max(1, Math.round((from.width * h) / from.height)) : w,
+      height: h === 0 ? Math.max(1, Math.round((from.height * w) / from.width)) : h,
+    };
+  }
+  if (node && (OUTPUT_NODES.has(node.class_type) || node.class_type === "FaceRestoreCFWithModel")) {
+    const from = input(OUTPUT_NODES.has(node.class_type) ? "images" : "image");
+    if (from) return from;
+  }
+  return latentSizeOf(prompt, uploads);
+}
+
+/** What ImageUpscaleWithModel made in this graph, if it has one. */
+function upscaledSizeOf(
+  prompt: Record<string, Node>,
+  uploads: Map<string, { width: number; height: number }>,
+  models: Map<string, number>,
+): { width: number; height: number } | undefined {
+  const id = Object.keys(prompt).find((i) => prompt[i].class_type === "ImageUpscaleWithModel");
+  return id === undefined ? undefined : imageSizeOf(prompt, id, uploads, models);
 }
 
 /** Nodes after the nodes their inputs link to ([id, slot] pairs), as the executor runs them. */

@@ -57,16 +57,10 @@ describe("ENHANCE_<MODE>", () => {
     assert.match(issues[4].message, /set A1111_URLS/);
   });
 
-  it("takes a1111:<upscaler> routes where A1111_URLS is set, the upscaler's name whole, and refuses comfyui for now", () => {
-    const { chains, issues } = parseEnhanceChains(
-      { ENHANCE_FACES: "a1111:R-ESRGAN 4x+", ENHANCE_CREATIVE: "comfyui:4x-UltraSharp.pth" },
-      keys("a1111"),
-    );
+  it("takes a1111:<upscaler> routes where A1111_URLS is set, the upscaler's name whole", () => {
+    const { chains, issues } = parseEnhanceChains({ ENHANCE_FACES: "a1111:R-ESRGAN 4x+" }, keys("a1111"));
     assert.deepEqual(chains.faces, [{ kind: "a1111", target: "R-ESRGAN 4x+", id: "a1111:R-ESRGAN 4x+" }]);
-    assert.deepEqual(
-      issues.map((i) => [i.variable, /not supported yet/.test(i.message)]),
-      [["ENHANCE_CREATIVE", true]],
-    );
+    assert.deepEqual(issues, []);
     assert.throws(
       () => parseConfig({ ENHANCE_FAST: "a1111:4x-UltraSharp" }),
       (err) => err instanceof ConfigError && /ENHANCE_FAST/.test(err.message) && /A1111_URLS/.test(err.message),
@@ -75,6 +69,46 @@ describe("ENHANCE_<MODE>", () => {
     assert.deepEqual(
       config.enhance.chains.fast.map((r) => r.id),
       ["a1111:4x-UltraSharp"],
+    );
+  });
+
+  it("takes comfyui:<model file> routes where COMFYUI_URLS is set, and comfyui:workflow:<name> for a set workflow", () => {
+    const { chains, issues } = parseEnhanceChains(
+      {
+        ENHANCE_QUALITY: "comfyui:4x-UltraSharp.pth,comfyui:sub dir/4x_NMKD+Siax.safetensors",
+        ENHANCE_CREATIVE: "comfyui:workflow:supir",
+        ENHANCE_FACES: "comfyui:workflow:missing",
+      },
+      keys("comfyui"),
+      ["supir"],
+    );
+    assert.deepEqual(
+      chains.quality.map((r) => [r.kind, r.target]),
+      [
+        ["comfyui", "4x-UltraSharp.pth"],
+        ["comfyui", "sub dir/4x_NMKD+Siax.safetensors"],
+      ],
+    );
+    assert.deepEqual(chains.creative, [{ kind: "comfyui", target: "workflow:supir", id: "comfyui:workflow:supir" }]);
+    assert.deepEqual(
+      issues.map((i) => [i.variable, i.message]),
+      [
+        [
+          "ENHANCE_FACES",
+          'comfyui:workflow:missing: no enhance workflow "missing": set COMFYUI_WORKFLOW_ENHANCE_MISSING to its API-format JSON file',
+        ],
+      ],
+    );
+    assert.throws(
+      () => parseConfig({ ENHANCE_FAST: "comfyui:4x-UltraSharp.pth" }),
+      (err) =>
+        err instanceof ConfigError &&
+        /ENHANCE_FAST: comfyui:4x-UltraSharp.pth: set COMFYUI_URLS to the servers to use it/.test(err.message),
+    );
+    const config = parseConfig({ ENHANCE_FAST: "comfyui:4x-UltraSharp.pth", COMFYUI_URLS: "http://127.0.0.1:8188" });
+    assert.deepEqual(
+      config.enhance.chains.fast.map((r) => r.id),
+      ["comfyui:4x-UltraSharp.pth"],
     );
   });
 

@@ -20,11 +20,14 @@ const PREFIX_FACT = "comfyui-prefix";
 type Phase = "submitting" | "waiting" | "running" | "done";
 type ImageRef = { filename: string; subfolder: string; type: string };
 
+/** The headers every call and the websocket carry: COMFYUI_AUTH_HEADER, when set. */
+export function comfyHeadersOf(settings: ComfyUiSettings): Record<string, string> {
+  return settings.authHeader ? { [settings.authHeader.name]: settings.authHeader.value } : {};
+}
+
 export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, pool: ServerPool): ProviderCall {
   const template = settings.workflows[workflow];
-  const headers: Record<string, string> = settings.authHeader
-    ? { [settings.authHeader.name]: settings.authHeader.value }
-    : {};
+  const headers = comfyHeadersOf(settings);
   return async ({ job, signal }) => {
     const seed = seedFor(job);
     const report = reporterFor(job);
@@ -52,7 +55,8 @@ export function createComfyUiCall(workflow: string, settings: ComfyUiSettings, p
           report,
           previews,
           pool,
-          job,
+          requestId: job.requestId,
+          upload: uploadOf(job.input),
         }).then((images) => images.map((bytes, i) => ({ bytes, seed: seeded ? (first + i) % 2 ** 32 : undefined })));
       })
       .finally(() => previews.close());
@@ -81,7 +85,14 @@ function fillFor(graph: WorkflowGraph, workflow: string, job: GenerateJob, seed:
   });
 }
 
-type RunArgs = {
+/** The picture an edit uploads. With a mask it carries it as alpha = 1 − mask: LoadImage gives MASK = 1 − alpha and
+ * the inpaint workflows repaint MASK. */
+function uploadOf(input: EditInput | undefined): (() => Promise<Buffer>) | undefined {
+  if (!input) return undefined;
+  return () => (input.mask ? alphaMaskedPng(input, input.mask) : Promise.resolve(input.png));
+}
+
+export type RunArgs = {
   graph: unknown;
   /** The output nodes of each image, for a prompt that makes several (fanOutWorkflow); one image otherwise. */
   outputs?: string[][];
@@ -90,11 +101,15 @@ type RunArgs = {
   report: ProgressReporter;
   previews: PreviewSink;
   pool: ServerPool;
-  job: GenerateJob;
+  requestId: string;
+  /** A PNG to upload first (POST /upload/image); the graph's {{image}} then names the file the server stored. */
+  upload?: () => Promise<Buffer>;
+  /** What a progress frame's steps are, for the stage text: sampler steps, or an upscaler's tiles. */
+  stepName?: string;
 };
 
 /** One attempt on one server: socket, POST /prompt, follow it to its end, then fetch its images. */
-async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]> {
+export async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]> {
   const { headers, signal, pool } = args;
   const prefix = await prefixOf(server, headers, pool, signal);
   const api = (path: string) => `${server.url}${prefix}${path}`;
@@ -103,7 +118,7 @@ async function runOnServer(server: PoolServer, args: RunArgs): Promise<Buffer[]>
   const socket = await connectSocket(server, `${prefix}/ws?clientId=${clientId}`, tracker, args);
   const { state } = tracker;
   const onAbort = () => {
-    if (state.phase !== "done") void cancelOnServer(server, api, headers, state, clientId, socket, args.job.requestId);
+    if (state.phase !== "done") void cancelOnServer(server, api, headers, state, clientId, socket, args.requestId);
   };
   signal.addEventListener("abort", onAbort, { once: true });
   try {
@@ -143,7 +158,7 @@ function trackPrompt(server: PoolServer, args: RunArgs) {
     if (state.early.add(message, bytes)) return;
     if (!flood.signal.aborted) {
       log.warn("comfyui websocket flooded before the prompt was queued; dropping it", {
-        request_id: args.job.requestId,
+        request_id: args.requestId,
         server: server.index,
       });
       flood.abort(new LocalServerError("malformed", "the server flooded the websocket before answering POST /prompt"));
@@ -167,7 +182,7 @@ function trackPrompt(server: PoolServer, args: RunArgs) {
       running: setRunning,
       progress: (value, max) => {
         setRunning();
-        report(value / max, `sampling step ${value}/${max}`);
+        report(value / max, `${args.stepName ?? "sampling step"} ${value}/${max}`);
       },
       end,
     });
@@ -254,7 +269,7 @@ async function connectSocket(
     if (tracker.flood.aborted) throw tracker.flood.reason;
     if (signal.aborted || (err instanceof LocalServerError && err.details.refused)) throw err;
     log.warn("comfyui websocket unavailable, polling instead", {
-      request_id: args.job.requestId,
+      request_id: args.requestId,
       server: server.index,
       detail: err instanceof Error ? err.message : String(err),
     });
@@ -271,9 +286,9 @@ async function submitPrompt(
   args: RunArgs,
 ): Promise<string> {
   const { headers, signal } = args;
-  // An edit's image goes to the server that runs it first; LoadImage then names the file it stored.
-  const graph = args.job.input
-    ? fillWorkflow(args.graph, { image: await uploadImage(api, headers, args.job.input, signal) })
+  // An edit's or an enhancement's image goes to the server that runs it first; LoadImage then names the stored file.
+  const graph = args.upload
+    ? fillWorkflow(args.graph, { image: await uploadImage(api, headers, await args.upload(), signal) })
     : args.graph;
   const submitted = await httpCall(api("/prompt"), {
     method: "POST",
@@ -310,7 +325,7 @@ async function followToEnd(
       await untilAborted(tracker.untilWoken(socket.closed), signal);
       if (!tracker.state.ended && !socket.isOpen()) {
         log.warn("comfyui websocket dropped, polling /history", {
-          request_id: args.job.requestId,
+          request_id: args.requestId,
           server: server.index,
         });
         report(null, "running on the GPU server (live progress lost)");
@@ -483,7 +498,12 @@ async function findInQueue(
 }
 
 /** Learns once per server whether it serves the /api/-prefixed paths (newer ComfyUI) or only the bare ones. */
-async function prefixOf(server: PoolServer, headers: Record<string, string>, pool: ServerPool, signal: AbortSignal) {
+export async function prefixOf(
+  server: PoolServer,
+  headers: Record<string, string>,
+  pool: ServerPool,
+  signal: AbortSignal,
+) {
   const known = server.facts.get(PREFIX_FACT);
   if (typeof known === "string") return known;
   await probeQueue(server, headers, pool, signal);
@@ -491,7 +511,12 @@ async function prefixOf(server: PoolServer, headers: Record<string, string>, poo
 }
 
 /** GET /prompt: { exec_info: { queue_remaining } }, pending plus running prompts. Also settles the path prefix. */
-async function probeQueue(server: PoolServer, headers: Record<string, string>, pool: ServerPool, signal: AbortSignal) {
+export async function probeQueue(
+  server: PoolServer,
+  headers: Record<string, string>,
+  pool: ServerPool,
+  signal: AbortSignal,
+) {
   const known = server.facts.get(PREFIX_FACT);
   const prefixes = typeof known === "string" ? [known] : ["/api", ""];
   for (const prefix of prefixes) {
@@ -520,17 +545,13 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/**
- * POST /upload/image (server.py's image_upload): multipart `image`, stored as an input file. With a mask the image
- * carries it as alpha = 1 − mask, since LoadImage gives MASK = 1 − alpha and the inpaint workflows repaint MASK.
- */
+/** POST /upload/image (server.py's image_upload): the multipart `image` field, stored as an input file. */
 async function uploadImage(
   api: (path: string) => string,
   headers: Record<string, string>,
-  input: EditInput,
+  png: Buffer,
   signal: AbortSignal,
 ): Promise<string> {
-  const png = input.mask ? await alphaMaskedPng(input, input.mask) : input.png;
   const form = new FormData();
   form.append("image", new Blob([new Uint8Array(png)], { type: "image/png" }), `darkroom-${randomUUID()}.png`);
   form.append("type", "input");

@@ -55,7 +55,7 @@ export type PreviewSink = {
 const IGNORE: PreviewSink = { offer: () => undefined, close: async () => undefined };
 
 /** A sink for the job's onPreview, or one that ignores everything when nobody listens. */
-export function previewSinkFor(job: GenerateJob): PreviewSink {
+export function previewSinkFor(job: Pick<GenerateJob, "onPreview" | "requestId">): PreviewSink {
   const listener = job.onPreview;
   if (!listener) return IGNORE;
   let chain: Promise<void> = Promise.resolve();

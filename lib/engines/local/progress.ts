@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 export type ProgressReporter = (fraction: number | null, stage: string) => void;
 
 /** Fractions only grow (a failover to another server does not send the bar back); `null` means unknown. */
-export function reporterFor(job: GenerateJob): ProgressReporter {
+export function reporterFor(job: Pick<GenerateJob, "onProgress" | "requestId">): ProgressReporter {
   let best = 0;
   return (fraction, stage) => {
     if (!job.onProgress) return;

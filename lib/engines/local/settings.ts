@@ -3,7 +3,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { hasControlCharacters } from "@/lib/engines/routes";
 import { SHIPPED_CHECKPOINTS, SHIPPED_WORKFLOWS, type ShippedWorkflow } from "./presets";
-import { CHECKPOINT_PLACEHOLDER, checkWorkflow, fillWorkflow, parseWorkflow, type WorkflowTemplate } from "./workflow";
+import {
+  CHECKPOINT_PLACEHOLDER,
+  checkEnhanceWorkflow,
+  checkWorkflow,
+  fillWorkflow,
+  parseWorkflow,
+  type WorkflowGraph,
+  type WorkflowTemplate,
+} from "./workflow";
 import fluxSchnell from "./workflows/flux-schnell.json";
 import fluxSchnellImg2img from "./workflows/flux-schnell-img2img.json";
 import fluxSchnellInpaint from "./workflows/flux-schnell-inpaint.json";
@@ -20,6 +28,8 @@ const SHIPPED_JSON: Record<ShippedWorkflow, unknown> = {
   "flux-schnell-inpaint": fluxSchnellInpaint,
 };
 const WORKFLOW_PREFIX = "COMFYUI_WORKFLOW_";
+/** COMFYUI_WORKFLOW_ENHANCE_<NAME>: an enhance workflow, named in an enhance route as `comfyui:workflow:<name>`. */
+const ENHANCE_WORKFLOW_PREFIX = `${WORKFLOW_PREFIX}ENHANCE_`;
 const MAX_SERVERS = 64;
 
 export type LocalEnv = {
@@ -38,6 +48,8 @@ export type ComfyUiSettings = {
   /** Sent on every request and on the websocket, for servers behind an authenticating proxy. */
   authHeader?: { name: string; value: string };
   workflows: Record<string, WorkflowTemplate>;
+  /** Operators' enhance workflows (COMFYUI_WORKFLOW_ENHANCE_<NAME>) by name, for `comfyui:workflow:<name>` routes. */
+  enhanceWorkflows: Record<string, WorkflowGraph>;
 };
 
 export type A1111Settings = {
@@ -58,9 +70,12 @@ export function pickWorkflowVars(env: Record<string, string | undefined>): Recor
   );
 }
 
-/** COMFYUI_WORKFLOW_FLUX_SCHNELL → "flux-schnell", the name routes use (`comfyui:flux-schnell`). */
-export function workflowNameOf(variable: string): string | undefined {
-  const suffix = variable.slice(WORKFLOW_PREFIX.length);
+/**
+ * COMFYUI_WORKFLOW_FLUX_SCHNELL → "flux-schnell", the name routes use (`comfyui:flux-schnell`); with `prefix`
+ * COMFYUI_WORKFLOW_ENHANCE_, COMFYUI_WORKFLOW_ENHANCE_FACES_HIRES → "faces-hires" (`comfyui:workflow:faces-hires`).
+ */
+export function workflowNameOf(variable: string, prefix = WORKFLOW_PREFIX): string | undefined {
+  const suffix = variable.slice(prefix.length);
   return /^[A-Z0-9]+(_[A-Z0-9]+)*$/.test(suffix) ? suffix.toLowerCase().replace(/_/g, "-") : undefined;
 }
 
@@ -69,13 +84,13 @@ export function readLocalSettings(env: LocalEnv, cwd: string): { settings: Local
   const issue = (variable: string) => (message: string) => issues.push({ variable, message });
   const settings: LocalSettings = {};
 
-  const workflows = readWorkflows(env, cwd, issues);
+  const { workflows, enhanceWorkflows } = readWorkflows(env, cwd, issues);
   if (env.COMFYUI_URLS !== undefined) {
     const urls = readUrls(env.COMFYUI_URLS, issue("COMFYUI_URLS"));
     const authHeader = env.COMFYUI_AUTH_HEADER
       ? readHeader(env.COMFYUI_AUTH_HEADER, issue("COMFYUI_AUTH_HEADER"))
       : undefined;
-    settings.comfyui = { urls, authHeader, workflows };
+    settings.comfyui = { urls, authHeader, workflows, enhanceWorkflows };
   }
   if (env.A1111_URLS !== undefined) {
     const urls = readUrls(env.A1111_URLS, issue("A1111_URLS"));
@@ -87,8 +102,9 @@ export function readLocalSettings(env: LocalEnv, cwd: string): { settings: Local
   return { settings, issues };
 }
 
-function readWorkflows(env: LocalEnv, cwd: string, issues: LocalIssue[]): Record<string, WorkflowTemplate> {
+function readWorkflows(env: LocalEnv, cwd: string, issues: LocalIssue[]) {
   const workflows: Record<string, WorkflowTemplate> = {};
+  const enhanceWorkflows: Record<string, WorkflowGraph> = {};
   for (const name of SHIPPED_WORKFLOWS) {
     const { variable, fallback } = SHIPPED_CHECKPOINTS[name];
     const checkpoint = (env[variable as keyof LocalEnv] as string | undefined) ?? fallback;
@@ -100,25 +116,33 @@ function readWorkflows(env: LocalEnv, cwd: string, issues: LocalIssue[]): Record
     workflows[name] = { ...template, graph: fillWorkflow(template.graph, { [CHECKPOINT_PLACEHOLDER]: checkpoint }) };
   }
   for (const [variable, file] of Object.entries(env.workflowFiles)) {
-    const name = workflowNameOf(variable);
+    // An enhance workflow takes {{image}} where a generation workflow takes {{prompt}}; the variable says which.
+    const enhance = variable.startsWith(ENHANCE_WORKFLOW_PREFIX);
+    const name = workflowNameOf(variable, enhance ? ENHANCE_WORKFLOW_PREFIX : WORKFLOW_PREFIX);
     if (!name) {
-      issues.push({ variable, message: "the name after COMFYUI_WORKFLOW_ may use only A–Z, 0–9 and single _" });
+      const after = enhance ? ENHANCE_WORKFLOW_PREFIX : WORKFLOW_PREFIX;
+      issues.push({ variable, message: `the name after ${after} may use only A–Z, 0–9 and single _` });
       continue;
     }
-    const resolved = path.resolve(/*turbopackIgnore: true*/ cwd, file.trim());
-    let text: string;
-    try {
-      text = fs.readFileSync(/*turbopackIgnore: true*/ resolved, "utf8");
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      issues.push({ variable, message: `cannot read the workflow file ${file.trim()} (${code ?? String(err)})` });
-      continue;
-    }
-    const template = parseWorkflow(text);
+    const text = readWorkflowFile(cwd, file, variable, issues);
+    if (text === undefined) continue;
+    const template = enhance ? parseWorkflow(text, checkEnhanceWorkflow) : parseWorkflow(text);
     if (typeof template === "string") issues.push({ variable, message: `${file.trim()} ${template}` });
-    else workflows[name] = template;
+    else if (enhance) enhanceWorkflows[name] = template as WorkflowGraph;
+    else workflows[name] = template as WorkflowTemplate;
   }
-  return workflows;
+  return { workflows, enhanceWorkflows };
+}
+
+function readWorkflowFile(cwd: string, file: string, variable: string, issues: LocalIssue[]): string | undefined {
+  const resolved = path.resolve(/*turbopackIgnore: true*/ cwd, file.trim());
+  try {
+    return fs.readFileSync(/*turbopackIgnore: true*/ resolved, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    issues.push({ variable, message: `cannot read the workflow file ${file.trim()} (${code ?? String(err)})` });
+    return undefined;
+  }
 }
 
 function readUrls(value: string, report: (message: string) => void): string[] {

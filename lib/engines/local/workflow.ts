@@ -34,19 +34,50 @@ const NOT_FETCHABLE = /websocket/i;
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 
-/** Parses and checks a workflow's JSON text; returns the template or one sentence saying what is wrong. */
-export function parseWorkflow(text: string, extra: readonly string[] = []): WorkflowTemplate | string {
+/** Parses and checks a workflow's JSON text (as `check` does); returns the template or one sentence saying what is wrong. */
+export function parseWorkflow<T = WorkflowTemplate>(
+  text: string,
+  check: (json: unknown) => T | string = checkWorkflow as (json: unknown) => T | string,
+): T | string {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
     return `is not valid JSON (${err instanceof Error ? err.message : String(err)})`;
   }
-  return checkWorkflow(json, extra);
+  return check(json);
 }
 
 /** Checks an already-parsed workflow: API format, an image output node, only known placeholders, and {{prompt}}. */
 export function checkWorkflow(json: unknown, extra: readonly string[] = []): WorkflowTemplate | string {
+  const checked = checkTemplate(json, [...PLACEHOLDERS, ...extra]);
+  if (typeof checked === "string") return checked;
+  const { graph, found } = checked;
+  if (!found.has("prompt")) return "never uses {{prompt}}, so every image would ignore the caller's prompt";
+  const uses = new Set([...found].filter((n): n is Placeholder => (PLACEHOLDERS as readonly string[]).includes(n)));
+  return { graph, uses };
+}
+
+/**
+ * Placeholders an operator's enhance workflow (COMFYUI_WORKFLOW_ENHANCE_<NAME>) may use: the uploaded photo's file
+ * for LoadImage, the exact target size, the request's strength, CodeFormer's fidelity (1 − strength) and the
+ * caller's prompt (creative). Only {{image}} is required.
+ */
+export const ENHANCE_PLACEHOLDERS = ["image", "width", "height", "strength", "fidelity", "prompt"] as const;
+export type EnhancePlaceholder = (typeof ENHANCE_PLACEHOLDERS)[number];
+
+/** An enhance workflow: the generation checks, with {{image}} required instead of {{prompt}}. */
+export function checkEnhanceWorkflow(json: unknown, extra: readonly string[] = []): WorkflowGraph | string {
+  const checked = checkTemplate(json, [...ENHANCE_PLACEHOLDERS, ...extra]);
+  if (typeof checked === "string") return checked;
+  if (!checked.found.has("image")) {
+    return "never uses {{image}}, so it would not see the caller's photo: set LoadImage's image to {{image}}";
+  }
+  return checked.graph;
+}
+
+/** The checks every template passes: API format, a fetchable image output node, and only `known` placeholders. */
+function checkTemplate(json: unknown, known: readonly string[]): { graph: WorkflowGraph; found: Set<string> } | string {
   if (!isRecord(json)) return "is not a ComfyUI API-format workflow (a JSON object of nodes by id)";
   if (Array.isArray(json.nodes) && "links" in json) {
     return "is a ComfyUI UI workflow, not the API format: open it in ComfyUI and use Workflow → Export (API)";
@@ -65,16 +96,13 @@ export function checkWorkflow(json: unknown, extra: readonly string[] = []): Wor
   );
   if (outputs.length === 0) return "has no image output node: add a SaveImage (or PreviewImage) node";
 
-  const known = new Set<string>([...PLACEHOLDERS, ...extra]);
   const found = new Set<string>();
   for (const text of stringsOf(graph)) for (const m of text.matchAll(PLACEHOLDER)) found.add(m[1]);
-  const unknown = [...found].filter((name) => !known.has(name));
+  const unknown = [...found].filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    return `uses unknown placeholder ${unknown.map((n) => `{{${n}}}`).join(", ")} (known: ${[...known].map((n) => `{{${n}}}`).join(", ")})`;
+    return `uses unknown placeholder ${unknown.map((n) => `{{${n}}}`).join(", ")} (known: ${known.map((n) => `{{${n}}}`).join(", ")})`;
   }
-  if (!found.has("prompt")) return "never uses {{prompt}}, so every image would ignore the caller's prompt";
-  const uses = new Set([...found].filter((n): n is Placeholder => (PLACEHOLDERS as readonly string[]).includes(n)));
-  return { graph, uses };
+  return { graph, found };
 }
 
 /**

@@ -19,6 +19,7 @@ import { ENHANCE_PNG_OPTIONS, encodeEnhanced } from "@/lib/images/encode";
 import { blendOver } from "../blend";
 import { resizeLanczos } from "../finish";
 import { createA1111EnhanceRoute } from "../local/a1111";
+import { createComfyUiEnhanceRoute } from "../local/comfyui";
 import { targetSize } from "../pipeline";
 import { createFalEnhanceRoute } from "../remote/fal";
 import { createReplicateEnhanceRoute } from "../remote/replicate";
@@ -31,7 +32,7 @@ import type { EnhanceRoute, EnhanceRouteJob } from "./types";
 export type ChainStep = { route: EnhanceRoute } | { onnx: OnnxNetwork };
 
 const FACTORIES: Record<
-  Exclude<EnhanceRouteKind, "onnx" | "a1111">,
+  Exclude<EnhanceRouteKind, "onnx" | "a1111" | "comfyui">,
   (target: string, deps: RemoteRouteDeps) => EnhanceRoute
 > = {
   stability: createStabilityEnhanceRoute,
@@ -85,10 +86,10 @@ export function createEnhanceRoutes(config: Config, shared: EngineShared = creat
       return found;
     });
   const { health } = shared;
-  const stateOf = (route: EnhanceRoute, now: number) => {
+  const stateOf = (route: EnhanceRoute, now: number, mode: EnhanceModeName) => {
     const failing = health.isFailing(route.id);
     const lastFailure = failing ? Date.parse(health.of(route.id).lastFailureAt ?? "") : Number.NaN;
-    const out = route.outReason?.() ?? (now - lastFailure < EJECT_MS ? "its last calls all failed" : null);
+    const out = route.outReason?.(mode) ?? (now - lastFailure < EJECT_MS ? "its last calls all failed" : null);
     return { route: route.id, failing, out };
   };
   return {
@@ -99,7 +100,7 @@ export function createEnhanceRoutes(config: Config, shared: EngineShared = creat
       ENHANCE_MODES.filter((m) => config.enhance.chains[m.name].length > 0).map((m) => ({
         mode: m.name,
         routes: stepsOf(m.name).map((step) =>
-          "onnx" in step ? { route: `onnx:${step.onnx}`, failing: false, out: null } : stateOf(step.route, now),
+          "onnx" in step ? { route: `onnx:${step.onnx}`, failing: false, out: null } : stateOf(step.route, now, m.name),
         ),
       })),
   };
@@ -118,6 +119,12 @@ function stepOf(spec: EnhanceRouteSpec, config: Config, pools: GpuPools): ChainS
     };
   }
   if (spec.kind === "a1111") throw new Error("config refuses an a1111 route without A1111_URLS");
+  const comfyui = config.generation.local.comfyui;
+  if (spec.kind === "comfyui" && comfyui) {
+    const deps = { settings: comfyui, pool: pools("comfyui", comfyui.urls), timeoutMs: config.enhance.timeoutMs };
+    return { route: createComfyUiEnhanceRoute(spec.target, deps) };
+  }
+  if (spec.kind === "comfyui") throw new Error("config refuses a comfyui route without COMFYUI_URLS");
   const { credentials, baseUrls } = config.generation.providers;
   const baseUrl = baseUrls[spec.kind] ?? "";
   return {

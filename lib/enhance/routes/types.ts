@@ -33,6 +33,9 @@ export interface EnhanceRoute {
   readonly ai: boolean;
   readonly generative: boolean;
   run(job: EnhanceRouteJob): Promise<EnhanceRouteOutput>;
-  /** Why the route cannot take work now (ejected: a name its server lacks, every server out), or null. */
-  outReason?(): string | null;
+  /**
+   * Why the route cannot take work now (ejected: a name its server lacks, every server out), or null; for `mode`
+   * when it is out for one mode only (a ComfyUI server without the face-restore nodes, for faces).
+   */
+  outReason?(mode?: EnhanceModeName): string | null;
 }
