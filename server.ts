@@ -6,7 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import next from "next";
 import { serveCdnRequest } from "./app/cdn/serve-node";
-import { licenceNotesOf } from "./lib/catalog/enhance-routes";
+import { licenceLines } from "./lib/catalog/enhance-routes";
 import { ConfigError, parseConfig } from "./lib/config";
 import { ShuttingDown } from "./lib/errors";
 import { API_ROUTES } from "./lib/http/api-routes";
@@ -137,10 +137,7 @@ function lingerAfterEarlyAnswer(req: http.IncomingMessage, res: http.ServerRespo
 
 /** A start line for each enhance mode whose routes use a face model with licence terms (contract 1.3). */
 function logFaceModelLicences(config: ReturnType<typeof parseConfig>): void {
-  for (const [mode, routes] of Object.entries(config.enhance.chains)) {
-    const notes = licenceNotesOf(routes.map((r) => r.id));
-    if (notes) console.log(`darkroom: enhance mode ${mode}: ${notes}`);
-  }
+  for (const line of licenceLines(config.enhance.chains, config.enhance.faceRestorer)) console.log(`darkroom: ${line}`);
 }
 
 /** With WORK_TIER=bullmq, Redis must answer and keep every key (noeviction), or the server does not start. */

@@ -3,6 +3,7 @@
 // its worker pool, every route kind), and delivers their webhooks. On SIGTERM it stops taking jobs, lets the ones it
 // runs finish within SHUTDOWN_GRACE_MS, hands back what still runs (another worker takes it), and exits 0.
 import path from "node:path";
+import { licenceLines } from "./lib/catalog/enhance-routes";
 import { ConfigError, parseConfig } from "./lib/config";
 import { workOf } from "./lib/features/jobs/work";
 import { describeError, log } from "./lib/log";
@@ -45,6 +46,9 @@ async function main() {
     temp: svc.storage.temp,
     workOf: (spec) => workOf(svc, spec),
   });
+  for (const line of licenceLines(config.enhance.chains, config.enhance.faceRestorer)) {
+    console.log(`darkroom worker: ${line}`);
+  }
   console.log(`darkroom worker: ready as ${consumer.id} (${tier.concurrency} job(s) at once per queue)`);
 
   let stopping = false;

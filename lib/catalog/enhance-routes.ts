@@ -119,8 +119,34 @@ const FACE_MODEL_LICENCES: [RegExp, string][] = [
   [/codeformer/i, "CodeFormer is under the S-Lab License 1.0: non-commercial use only."],
 ];
 
+/**
+ * The licence terms of the face models a mode's chain uses, or undefined when none does. `names` are what the routes
+ * show of their models (their ids, or the network an onnx route runs); an a1111 or shipped comfyui route in `faces`
+ * restores with ENHANCE_FACE_RESTORER, which its name does not show.
+ */
+export function modeLicenceNotes(
+  mode: string,
+  chain: readonly EnhanceRouteSpec[],
+  faceRestorer: string,
+  names: readonly string[] = chain.map((spec) => spec.id),
+): string | undefined {
+  const restores = mode === "faces" && chain.some(restoresWithSetting);
+  return licenceNotesOf(restores ? [...names, faceRestorer] : names);
+}
+
+/** A start line for each enhance mode whose routes use a face model with licence terms (contract 1.3). */
+export function licenceLines(chains: EnhanceChains, faceRestorer: string): string[] {
+  return Object.entries(chains).flatMap(([mode, chain]) => {
+    const notes = modeLicenceNotes(mode, chain, faceRestorer);
+    return notes ? [`enhance mode ${mode}: ${notes}`] : [];
+  });
+}
+
+const restoresWithSetting = (spec: EnhanceRouteSpec) =>
+  spec.kind === "a1111" || (spec.kind === "comfyui" && !spec.target.startsWith(COMFY_WORKFLOW_TARGET));
+
 /** The licence terms of the face models these routes use, or undefined when none does. */
-export function licenceNotesOf(routes: readonly string[]): string | undefined {
+function licenceNotesOf(routes: readonly string[]): string | undefined {
   const notes = FACE_MODEL_LICENCES.filter(([pattern]) => routes.some((r) => pattern.test(r))).map(([, n]) => n);
   return notes.length > 0 ? notes.join(" ") : undefined;
 }

@@ -2,7 +2,7 @@
 
 import type { Plan } from "@/lib/auth/types";
 import { DEFAULT_ENHANCE_MODE, ENHANCE_MODES, type EnhanceMode, IN_PROCESS_MODES } from "@/lib/catalog/enhance-modes";
-import { COMFY_WORKFLOW_TARGET, type EnhanceRouteSpec, licenceNotesOf } from "@/lib/catalog/enhance-routes";
+import { modeLicenceNotes } from "@/lib/catalog/enhance-routes";
 import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
@@ -100,9 +100,6 @@ export function buildStatus(input: StatusInput): StatusResponse {
 }
 
 /** Whether a route restores faces with ENHANCE_FACE_RESTORER's model (an operator's workflow chooses its own). */
-const restoresWithSetting = (spec: EnhanceRouteSpec) =>
-  spec.kind === "a1111" || (spec.kind === "comfyui" && !spec.target.startsWith(COMFY_WORKFLOW_TARGET));
-
 /** The enhance modes' cloud and GPU routes with their health, as each model's routes are listed (onnx steps run in
  * process: enhance_engine covers them). */
 function remoteEnhanceRoutes(routes: Pick<EnhanceRoutes, "describe">): StatusResponse["enhance_routes"] {
@@ -129,9 +126,7 @@ function describeEnhanceModeRows(
     const engines = chain.map((spec) =>
       spec.kind === "onnx" ? `onnx:${engine.models[modeOfNetwork(spec.target)] ?? spec.target}` : spec.id,
     );
-    // An a1111 or shipped comfyui route restores faces with ENHANCE_FACE_RESTORER, which its name does not show.
-    const restores = row.name === "faces" && chain.some(restoresWithSetting);
-    const notes = licenceNotesOf(restores ? [...engines, faceRestorer] : engines);
+    const notes = modeLicenceNotes(row.name, chain, faceRestorer, engines);
     return {
       name: row.name,
       label: row.label,

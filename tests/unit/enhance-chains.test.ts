@@ -2,7 +2,7 @@
 // each bad route, naming the variable, so a wrong chain stops the server instead of failing requests.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseEnhanceChains } from "@/lib/catalog/enhance-routes";
+import { licenceLines, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
 import { ConfigError, parseConfig } from "@/lib/config";
 
 const keys =
@@ -124,5 +124,19 @@ describe("ENHANCE_<MODE>", () => {
       ["replicate:sczhou/codeformer"],
     );
     assert.equal(config.enhance.faceRestorer, "gfpgan");
+  });
+
+  it("gives a start line with the licence terms for each mode whose routes use a face model", () => {
+    const { chains } = parseEnhanceChains(
+      { ENHANCE_FACES: "a1111:R-ESRGAN 4x+", ENHANCE_CREATIVE: "fal:fal-ai/codeformer" },
+      keys("a1111", "fal"),
+    );
+    // The a1111 route restores faces with ENHANCE_FACE_RESTORER, which its name does not show.
+    assert.deepEqual(licenceLines(chains, "gfpgan"), [
+      "enhance mode faces: GFPGAN includes parts under non-commercial terms (see its licence).",
+      "enhance mode creative: CodeFormer is under the S-Lab License 1.0: non-commercial use only.",
+    ]);
+    assert.match(licenceLines(chains, "codeformer")[0], /^enhance mode faces: CodeFormer/);
+    assert.deepEqual(licenceLines(parseEnhanceChains({}, keys()).chains, "gfpgan"), []);
   });
 });
