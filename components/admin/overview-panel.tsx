@@ -8,6 +8,8 @@ import { ShareBars } from "@/components/charts/share-bars";
 import { StackedBars } from "@/components/charts/stacked-bars";
 import { panel, secondaryButton } from "@/components/ui/styles";
 import { type AdminUsage, adminApi, type Overview } from "@/lib/client/admin-api";
+import { useStatus } from "@/lib/client/use-status";
+import { EnhanceModesTable } from "./enhance-modes";
 import { Notice } from "./parts";
 import { RouteHealthTable } from "./route-health";
 
@@ -147,6 +149,8 @@ function NowSection({ now }: { now: Overview | null }) {
 
 export function OverviewPanel() {
   const { usage, now, error, loadedAt, load } = useOverview();
+  // Loaded once: the modes change only with the configuration, and the status guard allows 60 calls a minute.
+  const { status } = useStatus();
   const days = usage?.days ?? [];
   const today = days.at(-1);
   const total = days.reduce((n, d) => n + d.total, 0);
@@ -184,6 +188,12 @@ export function OverviewPanel() {
           Provider routes (this instance, last 100 calls each)
         </h2>
         {now && <RouteHealthTable routes={now.routes} previewModels={now.preview_models} />}
+      </section>
+      <section className={`${panel} p-4 sm:p-5`} aria-labelledby="enhance-modes-title">
+        <h2 id="enhance-modes-title" className="text-sm font-semibold">
+          Enhance modes
+        </h2>
+        {status && <EnhanceModesTable modes={status.enhance_modes} />}
       </section>
     </div>
   );

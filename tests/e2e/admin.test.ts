@@ -14,7 +14,16 @@ let browser: Browser;
 
 before(async () => {
   [app, browser] = await Promise.all([
-    startApp({ name: "e2e-admin", env: { ADMIN_TOKEN, PRO_REQUESTS_PER_DAY: "50" } }),
+    startApp({
+      name: "e2e-admin",
+      env: {
+        ADMIN_TOKEN,
+        PRO_REQUESTS_PER_DAY: "50",
+        // A faces route on an AUTOMATIC1111 server (never called here: the port is closed), for its licence terms.
+        A1111_URLS: "http://127.0.0.1:9",
+        ENHANCE_FACES: "a1111:R-ESRGAN 4x+",
+      },
+    }),
     launchBrowser(),
   ]);
 });
@@ -108,6 +117,14 @@ test("from the waitlist to a working key, its use on the charts, and its revocat
   assert.ok((await barHeight(page, "chart-requests", "generate/pro")) > proBarsBefore, "the Pro bar grew");
   assert.ok((await barHeight(page, "chart-outcomes", "succeeded")) > 0);
   assert.match(await page.getByTestId("chart-models").innerText(), /alpha-pro/);
+  // The enhance modes with their routes, and the face model's licence terms (GFPGAN, ENHANCE_FACE_RESTORER's default).
+  const faces = page.getByTestId("enhance-modes-table").locator('tr[data-mode="faces"]');
+  assert.match(await faces.innerText(), /a1111:R-ESRGAN 4x\+[\s\S]*AI/);
+  assert.match(await page.getByTestId("licence-faces").innerText(), /GFPGAN includes parts under non-commercial terms/);
+  assert.match(
+    await page.getByTestId("enhance-modes-table").locator('tr[data-mode="creative"]').innerText(),
+    /No route \(ENHANCE_CREATIVE\)[\s\S]*Not served/,
+  );
   await checkPage(page, "admin-overview");
 
   // Revoke it, and its images with it; the next call fails and the images are gone.
