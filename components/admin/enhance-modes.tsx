@@ -3,7 +3,7 @@
 // before offering a mode commercially that its model's licence may not allow it.
 "use client";
 import type { StatusResponse } from "@/lib/schemas/status";
-import { ScrollRegion } from "./parts";
+import { HeadRow, ScrollRegion } from "./parts";
 
 type ModeRow = StatusResponse["enhance_modes"][number];
 
@@ -18,15 +18,7 @@ export function EnhanceModesTable({ modes }: { modes: ModeRow[] }) {
     <ScrollRegion label="Enhance modes" className="mt-3">
       <table className="w-full min-w-[40rem] text-left text-sm" data-testid="enhance-modes-table">
         <caption className="sr-only">Enhance modes</caption>
-        <thead className="text-stone-700 dark:text-stone-300">
-          <tr>
-            {["Mode", "Routes, in order", "Kind", "Licence terms"].map((h) => (
-              <th key={h} scope="col" className="py-2 pr-3 font-semibold">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <HeadRow headings={["Mode", "Routes, in order", "Kind", "Licence terms"]} />
         <tbody>
           {modes.map((m) => (
             <tr key={m.name} className="border-t border-stone-200 dark:border-stone-800" data-mode={m.name}>

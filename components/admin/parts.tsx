@@ -49,3 +49,18 @@ export function ScrollRegion({
     </section>
   );
 }
+
+/** A data table's head: one row of column headings, in the compact style of the overview's tables. */
+export function HeadRow({ headings }: { headings: readonly string[] }) {
+  return (
+    <thead className="text-stone-700 dark:text-stone-300">
+      <tr>
+        {headings.map((h) => (
+          <th key={h} scope="col" className="py-2 pr-3 font-semibold">
+            {h}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -1,7 +1,7 @@
 // Each provider route's recent calls: a strip of the last 20 outcomes, failures, the last failure and p50/p95.
 import type { RouteView } from "@/lib/client/admin-api";
 import { formatWhen } from "./format";
-import { ScrollRegion } from "./parts";
+import { HeadRow, ScrollRegion } from "./parts";
 
 const ms = (n: number | null) => (n === null ? "—" : n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${n} ms`);
 
@@ -16,15 +16,7 @@ export function RouteHealthTable({ routes, previewModels }: { routes: RouteView[
         <ScrollRegion label="Provider routes">
           <table className="w-full min-w-[40rem] text-left text-sm" data-testid="routes-table">
             <caption className="sr-only">Provider routes</caption>
-            <thead className="text-stone-700 dark:text-stone-300">
-              <tr>
-                {["Route", "Recent calls", "Failures", "Last failure", "p50", "p95"].map((h) => (
-                  <th key={h} scope="col" className="py-2 pr-3 font-semibold">
-                    {h}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <HeadRow headings={["Route", "Recent calls", "Failures", "Last failure", "p50", "p95"]} />
             <tbody>
               {routes.map((r) => (
                 <tr key={r.route} className="border-t border-stone-200 dark:border-stone-800">
