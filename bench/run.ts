@@ -115,8 +115,8 @@ async function mainStorageOnly() {
 
 /** `npm run bench -- --work-tier-only`: a sync request through the BullMQ work tier against inline. */
 async function mainWorkTierOnly() {
-  printTable(await tableOf("work tier", () => benchWorkTier()));
-  printTable(await tableOf("work tier enhancement", () => benchEnhanceWorkers()));
+  await tableOf("work tier", () => benchWorkTier());
+  await tableOf("work tier enhancement", () => benchEnhanceWorkers());
 }
 
 /** `npm run bench -- --baseline-only`: the current tree against 1.1 before the store re-cut, side by side. */
@@ -159,15 +159,15 @@ const authFor = async (a: Parameters<typeof createKey>[0]) => ({
  */
 async function mainNeuralSpeedOnly() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  printTable(await tableOf("neural speed", () => benchSpeed(authFor, rounds)));
-  printTable(await tableOf("neural request profile", () => benchProfile(rounds)));
-  printTable(await tableOf("neural tile sizes", () => benchTileSizes(rounds)));
+  await tableOf("neural speed", () => benchSpeed(authFor, rounds));
+  await tableOf("neural request profile", () => benchProfile(rounds));
+  await tableOf("neural tile sizes", () => benchTileSizes(rounds));
 }
 
 /** `npm run bench -- --memory-only`: the neural engine's memory on fresh servers (small and large uploads). */
 async function mainMemoryOnly() {
-  printTable(await tableOf("neural memory", () => benchMemory(authFor)));
-  printTable(await tableOf("concurrent large uploads", () => benchConcurrentUploads(authFor)));
+  await tableOf("neural memory", () => benchMemory(authFor));
+  await tableOf("concurrent large uploads", () => benchConcurrentUploads(authFor));
 }
 
 /** What failed, one line per section: printed at the end, and the bench exits non-zero if any. */
@@ -178,6 +178,7 @@ const failures: string[] = [];
  * next section, so one broken section never hides the others' figures.
  */
 async function section<T>(name: string, run: () => Promise<T>, inPlace: (note: string) => T): Promise<T> {
+  const started = performance.now();
   try {
     return await run();
   } catch (err) {
@@ -185,12 +186,25 @@ async function section<T>(name: string, run: () => Promise<T>, inPlace: (note: s
     console.error(`\n${note}`, err instanceof Error ? `\n${err.stack}` : "");
     failures.push(note);
     return inPlace(note);
+  } finally {
+    console.log(`\n── ${name}: ${fmt((performance.now() - started) / 1000, 0)} s`);
   }
 }
 
-const rowsOf = (name: string, run: () => Promise<string[][]>) => section(name, run, (note) => [[name, "—", note, "—"]]);
-const tableOf = (name: string, run: () => Promise<Table>) =>
-  section(name, run, (note) => ({ head: [name], rows: [], notes: [note] }));
+/**
+ * A section's figures are printed as soon as it ends, so a long run's log holds every finished section even if the
+ * run is cut short; the whole bench prints them all again, together, at its end.
+ */
+const rowsOf = async (name: string, run: () => Promise<string[][]>) => {
+  const rows = await section(name, run, (note) => [[name, "—", note, "—"]]);
+  printRows(rows);
+  return rows;
+};
+const tableOf = async (name: string, run: () => Promise<Table>) => {
+  const table = await section(name, run, (note) => ({ head: [name], rows: [], notes: [note] }));
+  printTable(table);
+  return table;
+};
 
 /** The sections on the one shared server: /api/status, generate, enhance, quota before cost, jobs, then neural. */
 async function sharedServerSections(rows: string[][], neuralTables: Table[], rounds: number) {
