@@ -170,6 +170,17 @@ async function mainMemoryOnly() {
   await tableOf("concurrent large uploads", () => benchConcurrentUploads(authFor));
 }
 
+/** `npm run bench -- --psnr-only`: the neural engine's quality against lanczos3 at strengths 0, 0.5 and 1. */
+async function mainPsnrOnly() {
+  const env = { PRO_REQUESTS_PER_DAY: "100000000", ENHANCE_TIMEOUT_MS: BENCH_ENHANCE_TIMEOUT_MS };
+  const app = await startApp({ name: "bench-psnr", env });
+  try {
+    await tableOf("neural quality (PSNR)", async () => benchPsnr(app, await authFor(app)));
+  } finally {
+    await app.stop();
+  }
+}
+
 /** What failed, one line per section: printed at the end, and the bench exits non-zero if any. */
 const failures: string[] = [];
 
@@ -401,6 +412,7 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
   ["--events-only", mainEventsOnly],
   ["--neural-speed-only", mainNeuralSpeedOnly],
   ["--memory-only", mainMemoryOnly],
+  ["--psnr-only", mainPsnrOnly],
   ["--ops-only", mainOpsOnly],
   ["--image-input-only", mainImageInputOnly],
   ["--baseline-only", mainBaselineOnly],
@@ -414,9 +426,14 @@ const SECTIONS: [flag: string, run: () => Promise<void>][] = [
 const run = SECTIONS.find(([flag]) => process.argv.includes(flag))?.[1] ?? main;
 // The app is built once before any section starts a server, with no deadline: on a fresh clone the first build takes
 // minutes, longer than a server's start may (the reference child starts none).
-if (run !== serveReference) ensureBuild(ROOT, { log: (msg) => console.log(msg) });
-section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {
-  if (failures.length === 0) return;
-  console.error(`\n${failures.length} section(s) failed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
-  process.exitCode = 1;
-});
+if (run === serveReference) serveReference();
+else benchSections();
+
+function benchSections() {
+  ensureBuild(ROOT, { log: (msg) => console.log(msg) });
+  section(process.argv.find((a) => a.endsWith("-only")) ?? "the bench", run, () => undefined).then(() => {
+    if (failures.length === 0) return;
+    console.error(`\n${failures.length} section(s) failed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
+    process.exitCode = 1;
+  });
+}

@@ -4,12 +4,12 @@
 // ejecting its route (with a log line) so the next route serves, and failover from the server's 500 to the next route.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import sharp from "sharp";
 import { type Fakes, startAllFakes } from "../fakes";
 import { A1111_AUTH, type A1111Fake, startA1111Fake } from "../fakes/a1111";
 import { objectOf } from "../fakes/fake-server";
 import { type App, startApp } from "../helpers/app";
 import { type Backends, startBackends } from "../helpers/backends";
+import { assertServedBy, photoOf, sizeAt, WAIT } from "../helpers/gpu-enhance";
 import { BROWSER, call, enhance } from "../helpers/http";
 
 export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
@@ -19,7 +19,6 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
   let backends: Backends | undefined;
   let from = 0;
   const nextAddress = () => `127.0.${backend === "redis" ? 15 : 14}.${++from}`;
-  const WAIT = { timeoutMs: 120_000 };
 
   before(async () => {
     [fakes, a1111] = await Promise.all([startAllFakes(), startA1111Fake()]);
@@ -49,18 +48,8 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
     a1111.reset();
   });
 
-  const photo = () =>
-    sharp({ create: { width: 120, height: 80, channels: 3, background: "#8ac" } })
-      .png()
-      .toBuffer();
+  const photo = () => photoOf("#8ac");
   const extras = () => a1111.requests.filter((r) => r.path === "/sdapi/v1/extra-single-image");
-
-  async function sizeAt(url: string): Promise<string> {
-    const res = await call(new URL(url).origin, new URL(url).pathname, WAIT);
-    assert.equal(res.status, 200);
-    const meta = await sharp(res.body).metadata();
-    return `${meta.width}x${meta.height}`;
-  }
 
   describe(`a1111 enhance routes (${backend})`, () => {
     it("lists the a1111 routes in status", async () => {
@@ -102,16 +91,13 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
     }
 
     it("ejects a route whose upscaler the server does not have, with a log line, and the next route serves", async () => {
-      for (let i = 0; i < 2; i++) {
-        const res = await enhance(
-          app.url,
-          { image: { data: await photo(), type: "image/png" }, model: "quality" },
-          { from: nextAddress(), ...WAIT },
-        );
-        assert.equal(res.status, 200, res.text);
-        assert.equal(res.json.engine, "a1111:R-ESRGAN 4x+");
-        assert.equal(res.json.enhanced_size, "240x160");
-      }
+      await assertServedBy(
+        app.url,
+        await photo(),
+        nextAddress,
+        { model: "quality" },
+        { engine: "a1111:R-ESRGAN 4x+", size: "240x160", times: 2 },
+      );
       const sent = extras().map((r) => objectOf(r.body).upscaler_1);
       assert.deepEqual(sent, ["R-ESRGAN 4x+", "R-ESRGAN 4x+"], "the unknown upscaler is never sent");
       assert.match(app.logs(), /enhance route ejected[^\n]*4x-Missing/);
@@ -119,15 +105,17 @@ export function runEnhanceA1111Suite(backend: "embedded" | "redis") {
 
     it("fails over from the GPU server's 500 to the next route", async () => {
       a1111.mode = "error";
-      const res = await enhance(
+      await assertServedBy(
         app.url,
-        { image: { data: await photo(), type: "image/png" }, model: "faces", scale: "2", strength: "0.7" },
-        { from: nextAddress(), ...WAIT },
+        await photo(),
+        nextAddress,
+        { model: "faces", scale: "2", strength: "0.7" },
+        {
+          engine: "replicate:sczhou/codeformer",
+          size: "240x160",
+        },
       );
-      assert.equal(res.status, 200, res.text);
       assert.ok(extras().length > 0, "the a1111 route was tried first");
-      assert.equal(res.json.engine, "replicate:sczhou/codeformer");
-      assert.equal(res.json.enhanced_size, "240x160");
     });
   });
 }

@@ -7,11 +7,11 @@
 // and its cancel reaching the server (/interrupt).
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import sharp from "sharp";
 import { type Fakes, startAllFakes } from "../fakes";
 import { type ComfyFake, startComfyFake } from "../fakes/comfyui";
 import { type App, runScript, startApp } from "../helpers/app";
 import { type Backends, startBackends } from "../helpers/backends";
+import { assertServedBy, photoOf, sizeAt, WAIT } from "../helpers/gpu-enhance";
 import { BROWSER, call, enhance } from "../helpers/http";
 
 /** The route's deadline: long enough for the fake's answer on a loaded machine, short enough to wait out once. */
@@ -27,7 +27,6 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
   let key: string;
   let from = 0;
   const nextAddress = () => `127.0.${backend === "redis" ? 17 : 16}.${++from}`;
-  const WAIT = { timeoutMs: 120_000 };
 
   before(async () => {
     [fakes, comfy] = await Promise.all([startAllFakes(), startComfyFake({ name: "comfy-enhance" })]);
@@ -64,10 +63,7 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
   });
   const askedEver = (path: string) => [...earlier, ...comfy.requests.map((r) => r.path)].filter((p) => p === path);
 
-  const photo = () =>
-    sharp({ create: { width: 120, height: 80, channels: 3, background: "#6a8" } })
-      .png()
-      .toBuffer();
+  const photo = () => photoOf("#6a8");
   /** The nodes of the last prompt the server accepted, by class. */
   const lastGraph = () => {
     const prompt = comfy.prompts.at(-1)?.prompt as Record<string, Node> | undefined;
@@ -79,13 +75,6 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
     };
     return { prompt, byClass };
   };
-
-  async function sizeAt(url: string): Promise<string> {
-    const res = await call(new URL(url).origin, new URL(url).pathname, WAIT);
-    assert.equal(res.status, 200);
-    const meta = await sharp(res.body).metadata();
-    return `${meta.width}x${meta.height}`;
-  }
 
   async function waitFor(what: string, check: () => boolean) {
     for (const stop = Date.now() + 120_000; !check(); ) {
@@ -195,16 +184,13 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
     });
 
     it("ejects a route whose model file the server does not list, with a log line, and the next route serves", async () => {
-      for (let i = 0; i < 2; i++) {
-        const res = await enhance(
-          app.url,
-          { image: { data: await photo(), type: "image/png" }, model: "quality" },
-          { from: nextAddress(), ...WAIT },
-        );
-        assert.equal(res.status, 200, res.text);
-        assert.equal(res.json.engine, "comfyui:4x-UltraSharp.pth");
-        assert.equal(res.json.enhanced_size, "240x160");
-      }
+      await assertServedBy(
+        app.url,
+        await photo(),
+        nextAddress,
+        { model: "quality" },
+        { engine: "comfyui:4x-UltraSharp.pth", size: "240x160", times: 2 },
+      );
       const loaded = comfy.prompts.map(
         (p) => Object.values(p.prompt).find((n) => n.class_type === "UpscaleModelLoader")?.inputs.model_name,
       );
@@ -214,18 +200,17 @@ export function runEnhanceComfyUiSuite(backend: "embedded" | "redis") {
 
     it("fails over from the server's 500 to the next route", async () => {
       comfy.mode = "http-error";
-      const res = await enhance(
+      await assertServedBy(
         app.url,
-        { image: { data: await photo(), type: "image/png" }, model: "faces", scale: "2", strength: "0.7" },
-        { from: nextAddress(), ...WAIT },
+        await photo(),
+        nextAddress,
+        { model: "faces", scale: "2", strength: "0.7" },
+        { engine: "replicate:sczhou/codeformer", size: "240x160" },
       );
-      assert.equal(res.status, 200, res.text);
       assert.ok(
         comfy.requests.some((r) => r.path === "/api/prompt" && r.method === "POST"),
         "the comfyui route was tried first",
       );
-      assert.equal(res.json.engine, "replicate:sczhou/codeformer");
-      assert.equal(res.json.enhanced_size, "240x160");
     });
 
     it("fails over past the route's deadline, deleting its prompt from the server's queue", async () => {

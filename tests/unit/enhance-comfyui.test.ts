@@ -79,6 +79,16 @@ describe("comfyui:<model file> enhance route", () => {
     );
   });
 
+  it("names at most a dozen of a big server's face models in the reason, then how many more", async () => {
+    comfy.faceModels = Array.from({ length: 40 }, (_, i) => `GFPGAN-variant-${i}.pth`);
+    const route = routeOf("4x-UltraSharp.pth", comfy.url);
+    await assert.rejects(
+      route.run(jobOf({ mode: "faces", faceRestorer: "codeformer" })),
+      /\(it lists GFPGAN-variant-0\.pth, .*GFPGAN-variant-11\.pth, and 28 more\)/,
+    );
+    assert.doesNotMatch(String(route.outReason?.("faces")), /GFPGAN-variant-12\.pth/);
+  });
+
   it("loads CodeFormer's file with the fidelity on a legacy server's bare paths", async () => {
     const route = routeOf("RealESRGAN_x2plus.pth", legacy.url);
     const { image } = await route.run(jobOf({ mode: "faces", faceRestorer: "codeformer", strength: 0.25 }));

@@ -99,3 +99,14 @@ async function readLimited(res: Response, maxBytes: number): Promise<Buffer> {
   }
   return Buffer.concat(chunks);
 }
+
+/** Names a log line shows from a server's list before it says how many more: a big server lists hundreds of files. */
+export const LISTED_NAMES_SHOWN = 12;
+
+/** "a, b, c" for what a server lists, capped at LISTED_NAMES_SHOWN ("…, and 40 more"), or "none". */
+export function listedNames(names: readonly string[]): string {
+  if (names.length === 0) return "none";
+  const shown = names.slice(0, LISTED_NAMES_SHOWN).join(", ");
+  const more = names.length - LISTED_NAMES_SHOWN;
+  return more > 0 ? `${shown}, and ${more} more` : shown;
+}

@@ -7,7 +7,7 @@
 // generation pool of A1111_URLS: least-busy choice, failover between servers, the same interrupt on cancel.
 import { ProviderError } from "@/lib/engines/failures";
 import { interruptA1111, refusalOf } from "@/lib/engines/local/a1111";
-import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "@/lib/engines/local/http";
+import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError, listedNames } from "@/lib/engines/local/http";
 import type { PoolServer, ServerPool } from "@/lib/engines/local/pool";
 import type { A1111Settings } from "@/lib/engines/local/settings";
 import { log } from "@/lib/log";
@@ -58,7 +58,7 @@ export function createA1111EnhanceRoute(upscaler: string, deps: A1111EnhanceDeps
     for (const { names, what } of await Promise.all(checks)) {
       const wanted = what === "upscalers" ? upscaler : RESTORER_NAMES[job.faceRestorer];
       if (!names.includes(wanted)) {
-        ejected = `server ${server.index} has no ${what === "upscalers" ? "upscaler" : "face restorer"} named "${wanted}" (it lists ${names.join(", ") || "none"})`;
+        ejected = `server ${server.index} has no ${what === "upscalers" ? "upscaler" : "face restorer"} named "${wanted}" (it lists ${listedNames(names)})`;
         log.warn("enhance route ejected", { route: id, reason: ejected });
         throw new ProviderError("http", `${id}: ${ejected}`);
       }

@@ -10,7 +10,7 @@
 import { COMFY_WORKFLOW_TARGET } from "@/lib/catalog/enhance-routes";
 import { ProviderError } from "@/lib/engines/failures";
 import { comfyHeadersOf, prefixOf, probeQueue, runOnServer } from "@/lib/engines/local/comfyui";
-import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError } from "@/lib/engines/local/http";
+import { CALL_TIMEOUT_MS, httpCall, jsonOf, LocalServerError, listedNames } from "@/lib/engines/local/http";
 import type { PoolServer, ServerPool } from "@/lib/engines/local/pool";
 import { previewSinkFor } from "@/lib/engines/local/previews";
 import { reporterFor } from "@/lib/engines/local/progress";
@@ -134,7 +134,7 @@ async function shippedGraph(
 ): Promise<WorkflowGraph> {
   const models = await ask("UpscaleModelLoader", "model_name");
   if (!models?.includes(modelFile)) {
-    eject(`server ${server} has no upscale model "${modelFile}" (it lists ${models?.join(", ") || "none"})`);
+    eject(`server ${server} has no upscale model "${modelFile}" (it lists ${listedNames(models ?? [])})`);
   }
   const size = { upscale_model: modelFile, width: job.targetWidth, height: job.targetHeight };
   if (job.mode !== "faces") return fillWorkflow(SHIPPED.upscale, size);
@@ -150,9 +150,8 @@ async function shippedGraph(
   }
   const faceModel = faceModels.find((file) => FACE_MODEL_NAMES[job.faceRestorer].test(file));
   if (!faceModel) {
-    const listed = faceModels.join(", ") || "none";
     return eject(
-      `server ${server} cannot restore faces: no ${job.faceRestorer} model among its face models (it lists ${listed})`,
+      `server ${server} cannot restore faces: no ${job.faceRestorer} model among its face models (it lists ${listedNames(faceModels)})`,
       "faces",
     );
   }
