@@ -3,9 +3,9 @@
 import { DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/output-formats";
 import { type EnhanceInput, enhanceImage } from "@/lib/enhance/enhance";
 import { recordDepsFor } from "@/lib/features/images/records";
-import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import { asyncModeOf } from "@/lib/features/jobs/async";
 import type { FlowAnswer, FlowCall } from "@/lib/features/jobs/flow-call";
-import { runSync } from "@/lib/features/jobs/sync";
+import { handOff } from "@/lib/features/jobs/hand-off";
 import { taskOf } from "@/lib/features/jobs/work";
 import { sha256 } from "@/lib/idempotency/idempotency";
 import { enhanceBody } from "./answer";
@@ -27,11 +27,8 @@ export async function runEnhance(call: FlowCall, upload: EnhanceUpload): Promise
   const usage = await quota.take();
 
   const task = taskOf(svc, { kind: "enhance", input, usage, requestId, origin, caller });
-  if (mode.async) {
-    const job = await acceptJob(svc, { kind: "enhance", caller, quota, webhookUrl: mode.webhookUrl, origin }, task);
-    return { job };
-  }
-  if (svc.tier.kind !== "inline") return { body: await runSync(svc, { kind: "enhance", caller, quota, signal }, task) };
+  const handed = await handOff(call, "enhance", mode, task);
+  if (handed) return handed;
 
   const deps = enhanceDeps(svc, { requestId, origin }, recordDepsFor(svc, caller));
   const image = await enhanceImage(input, { ...deps, signal, onStart: quota.markStarted });

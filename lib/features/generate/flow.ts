@@ -7,9 +7,9 @@ import { DEFAULT_OUTPUT_FORMAT, DEFAULT_OUTPUT_QUALITY } from "@/lib/catalog/out
 import { inputNeeded } from "@/lib/catalog/route-inputs";
 import { type GeneratedBatch, type GenerateInput, generateImages, prepareEdit } from "@/lib/engines/generate";
 import { recordDepsFor } from "@/lib/features/images/records";
-import { acceptJob, asyncModeOf } from "@/lib/features/jobs/async";
+import { asyncModeOf } from "@/lib/features/jobs/async";
 import type { FlowAnswer, FlowCall } from "@/lib/features/jobs/flow-call";
-import { runSync } from "@/lib/features/jobs/sync";
+import { handOff } from "@/lib/features/jobs/hand-off";
 import { taskOf } from "@/lib/features/jobs/work";
 import { findOwnImage, type RecordDeps, readImageBytes } from "@/lib/images/library";
 import { probeImage } from "@/lib/images/probe";
@@ -54,12 +54,8 @@ export async function runGenerate(call: FlowCall, submission: GenerateSubmission
 
   const work = await prepareWork(svc, checked, signal);
   const task = taskOf(svc, { kind: "generate", input: work, uses12, usage, requestId, origin, caller });
-  if (mode.async) {
-    const job = await acceptJob(svc, { kind: "generate", caller, quota, webhookUrl: mode.webhookUrl, origin }, task);
-    return { job };
-  }
-  if (svc.tier.kind !== "inline")
-    return { body: await runSync(svc, { kind: "generate", caller, quota, signal }, task) };
+  const handed = await handOff(call, "generate", mode, task);
+  if (handed) return handed;
 
   const deps = generateDeps(svc, { requestId, origin }, checked.records);
   const batch = await generateImages(work, { ...deps, signal, onImagesStarted: quota.markStarted });
