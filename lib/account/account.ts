@@ -2,6 +2,7 @@
 // caller's buckets, its Idempotency-Key, its line in the usage history, and how a failed call settles them. The HTTP
 // wrapper (lib/http/with-api.ts) and the MCP tools (lib/features/mcp) open and settle calls the same way.
 import type { Caller } from "@/lib/auth/types";
+import { ShuttingDown } from "@/lib/errors";
 import { Idempotency } from "@/lib/idempotency/idempotency";
 import { readImageBytes } from "@/lib/images/library";
 import { observeQuotaRefusal } from "@/lib/metrics";
@@ -16,20 +17,18 @@ export type AccountBucket = Endpoint | "waitlist";
 
 type AccountServices = Pick<Services, "quota" | "buckets" | "idempotency" | "storage" | "config" | "usage">;
 
+/** What opening a call also needs: the drain, which turns a call away while the server shuts down. */
+type OpeningServices = AccountServices & Pick<Services, "drain">;
+
 /** The call's quota on the caller's buckets for `bucket`; `abandoned` tells it the caller has gone. */
-export function quotaFor(svc: AccountServices, caller: Caller, bucket: AccountBucket, abandoned: () => boolean): Quota {
+function quotaFor(svc: AccountServices, caller: Caller, bucket: AccountBucket, abandoned: () => boolean): Quota {
   const charges =
     bucket === "waitlist" ? waitlistCharges(svc.buckets, caller) : chargesFor(svc.buckets, bucket, caller);
   return new Quota(svc.quota, charges, abandoned);
 }
 
 /** The call's Idempotency-Key (`key` null: none was sent, and the call is not kept). */
-export function idempotencyFor(
-  svc: AccountServices,
-  caller: Caller,
-  bucket: AccountBucket,
-  key: string | null,
-): Idempotency {
+function idempotencyFor(svc: AccountServices, caller: Caller, bucket: AccountBucket, key: string | null): Idempotency {
   return new Idempotency(svc.idempotency, caller, bucket, key, {
     leaseMs: svc.config.idempotency.leaseMs,
     refund: (units) => refundUnits(svc.quota, units),
@@ -38,7 +37,7 @@ export function idempotencyFor(
 }
 
 /** The recorder of the call's line in the usage history (see usageRecorderFor); `makes` is false for reads. */
-export function usageRecorderOf(
+function usageRecorderOf(
   svc: AccountServices,
   caller: Caller,
   bucket: AccountBucket,
@@ -59,6 +58,28 @@ export type OpenedCall = {
   /** The server's shutdown: work it stopped fails as the shutdown (503 busy, Retry-After). */
   stopping?: AbortSignal;
 };
+
+/**
+ * Opens a call's account in order, noting each part in `opened` as soon as it exists so that a failure settles
+ * what was opened: its quota on the caller's buckets; the drain's refusal (a call arriving while the server shuts
+ * down is turned away before any work); its Idempotency-Key, which the quota follows; its usage line.
+ */
+export function openAccount(
+  svc: OpeningServices,
+  opened: OpenedCall,
+  caller: Caller,
+  bucket: AccountBucket,
+  call: { abandoned: () => boolean; idempotencyKey: string | null; makes: boolean },
+): { quota: Quota; idempotency: Idempotency } {
+  const quota = quotaFor(svc, caller, bucket, call.abandoned);
+  opened.quota = quota;
+  if (svc.drain.draining) throw new ShuttingDown();
+  const idempotency = idempotencyFor(svc, caller, bucket, call.idempotencyKey);
+  opened.idempotency = idempotency;
+  quota.follow(idempotency.holding);
+  opened.recordUsage = usageRecorderOf(svc, caller, bucket, quota, call.makes);
+  return { quota, idempotency };
+}
 
 /**
  * Settles a call that failed with `err`, as the contract's error it answers: the quota's units go back, the key is

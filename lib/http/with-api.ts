@@ -2,9 +2,8 @@
 // the rate-limit headers on every answer, and turning anything thrown into the contract's error body.
 // Each route spells out its own steps (parse, filter, take quota, work, respond) in order.
 import crypto from "node:crypto";
-import { idempotencyFor, type OpenedCall, quotaFor, settleFailure, usageRecorderOf } from "@/lib/account/account";
+import { type OpenedCall, openAccount, settleFailure } from "@/lib/account/account";
 import type { Caller } from "@/lib/auth/types";
-import { ShuttingDown } from "@/lib/errors";
 import { type Credential, freeCallerOf, identifyCaller, readClientIp } from "@/lib/http/identify";
 import type { Idempotency } from "@/lib/idempotency/idempotency";
 import { chargesFor, Quota } from "@/lib/quota/ledger";
@@ -136,15 +135,13 @@ async function openRequest(req: Request, policy: ApiPolicy, taken: OpenedCall): 
   taken.quota = new Quota(svc.quota, chargesFor(svc.buckets, "generate", anonymous).slice(0, 1), abandoned);
   const caller = await callerFor(req, svc, ip, policy);
   taken.plan = caller.plan;
-  const quota = quotaFor(svc, caller, endpoint, abandoned);
-  taken.quota = quota;
-  // Arrived while the server drains (server.ts lets API_ROUTES through): turned away before any work, with the
-  // headers of the bucket the caller counts on.
-  if (svc.drain.draining) throw new ShuttingDown();
-  const idempotency = idempotencyFor(svc, caller, endpoint, req.headers.get("idempotency-key"));
-  taken.idempotency = idempotency;
-  quota.follow(idempotency.holding);
-  taken.recordUsage = usageRecorderOf(svc, caller, endpoint, quota, req.method === "POST");
+  // A call arriving while the server drains (server.ts lets API_ROUTES through) is turned away with the headers of
+  // the bucket the caller counts on.
+  const { quota, idempotency } = openAccount(svc, taken, caller, endpoint, {
+    abandoned,
+    idempotencyKey: req.headers.get("idempotency-key"),
+    makes: req.method === "POST",
+  });
   return {
     req,
     requestId: taken.requestId,

@@ -1,16 +1,8 @@
 // An image tool's work is the generate or enhance flow that /api runs, called with plain arguments for the MCP caller
 // on an account of its own (lib/account): the same order of checks (shape, filter, quota, body), the same units,
 // limits, library and usage history, with no HTTP request in between.
-import {
-  type AccountBucket,
-  idempotencyFor,
-  type OpenedCall,
-  quotaFor,
-  settleFailure,
-  usageRecorderOf,
-} from "@/lib/account/account";
+import { type AccountBucket, type OpenedCall, openAccount, settleFailure } from "@/lib/account/account";
 import type { Caller } from "@/lib/auth/types";
-import { ShuttingDown } from "@/lib/errors";
 import { runEnhance } from "@/lib/features/enhance/flow";
 import { parseEnhance, servedEnhanceModes } from "@/lib/features/enhance/parse";
 import { runGenerate } from "@/lib/features/generate/flow";
@@ -56,14 +48,11 @@ export async function callFlow(from: ToolCaller, request: FlowRequest, asJob: bo
   const bucket: AccountBucket = request.flow;
   const opened: OpenedCall = { requestId: from.requestId, plan: caller.plan, stopping: svc.drain.stopping };
   try {
-    const quota = quotaFor(svc, caller, bucket, () => from.signal.aborted);
-    opened.quota = quota;
-    // Arrived while the server drains: turned away before any work.
-    if (svc.drain.draining) throw new ShuttingDown();
-    const idempotency = idempotencyFor(svc, caller, bucket, null);
-    opened.idempotency = idempotency;
-    quota.follow(idempotency.holding);
-    opened.recordUsage = usageRecorderOf(svc, caller, bucket, quota, true);
+    const { quota, idempotency } = openAccount(svc, opened, caller, bucket, {
+      abandoned: () => from.signal.aborted,
+      idempotencyKey: null,
+      makes: true,
+    });
     const call: FlowCall = {
       svc,
       caller,
