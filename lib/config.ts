@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { ALL_ENHANCE_MODE_NAMES } from "@/lib/catalog/enhance-modes";
-import { enhanceVariableOf, type NeedyKind, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
+import { enhanceNeedOf, enhanceVariableOf, parseEnhanceChains } from "@/lib/catalog/enhance-routes";
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
 import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
 import type { CapabilityEnv } from "@/lib/engines/capabilities";
@@ -269,7 +269,7 @@ const envSchema = z
     // A bad GPU server URL or workflow file, like a malformed route, must stop start, not fail the first request.
     const local = readLocalOf(env);
     const chainIssues = resolveChains(modelValuesOf(env), providerEnvOf(env, local)).issues;
-    const enhanceIssues = enhanceChainsOf(env).issues;
+    const enhanceIssues = enhanceChainsOf(env, local).issues;
     for (const issue of [...local.issues, ...chainIssues, ...editOverrideIssues(env), ...enhanceIssues]) {
       ctx.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
     }
@@ -309,7 +309,7 @@ function isFile(file: string): boolean {
 }
 
 /** Enhance workers default to one per core, each with its share of the cores as ONNX Runtime threads. */
-function readEnhanceSettings(env: z.infer<typeof envSchema>) {
+function readEnhanceSettings(env: z.infer<typeof envSchema>, local: ReturnType<typeof readLocalOf>) {
   const cores = os.availableParallelism();
   const workers = env.ENHANCE_WORKERS ?? cores;
   return {
@@ -321,19 +321,18 @@ function readEnhanceSettings(env: z.infer<typeof envSchema>) {
     device: env.ENHANCE_DEVICE,
     precision: env.ENHANCE_PRECISION,
     timeoutMs: env.ENHANCE_TIMEOUT_MS,
-    chains: enhanceChainsOf(env).chains,
+    chains: enhanceChainsOf(env, local).chains,
     faceRestorer: env.ENHANCE_FACE_RESTORER ?? "gfpgan",
   };
 }
 
-/** The variable an enhance route kind needs: a GPU server list, or the provider's key. */
-const enhanceNeedOf = (kind: NeedyKind) =>
-  kind === "a1111" ? "A1111_URLS" : kind === "comfyui" ? "COMFYUI_URLS" : PROVIDER_ENV[kind].key;
-
-/** ENHANCE_<MODE> parsed, with the problems found; a route needs its provider's key or its servers. */
-function enhanceChainsOf(env: z.infer<typeof envSchema>) {
+/**
+ * ENHANCE_<MODE> parsed, with the problems found; a route needs its provider's key or its servers, and a workflow
+ * route its workflow among the local settings already read (`local`).
+ */
+function enhanceChainsOf(env: z.infer<typeof envSchema>, local: ReturnType<typeof readLocalOf>) {
   const values = env as unknown as ProviderVars;
-  const enhanceWorkflows = Object.keys(readLocalOf(values).settings.comfyui?.enhanceWorkflows ?? {});
+  const enhanceWorkflows = Object.keys(local.settings.comfyui?.enhanceWorkflows ?? {});
   return parseEnhanceChains(
     Object.fromEntries(ALL_ENHANCE_MODE_NAMES.map((m) => [enhanceVariableOf(m), textOf(values, enhanceVariableOf(m))])),
     (kind) => Boolean(textOf(values, enhanceNeedOf(kind))),
@@ -531,7 +530,7 @@ function buildConfig(env: z.infer<typeof envSchema>) {
       timeoutMs: env.UPLOAD_TIMEOUT_MS,
     },
     work: readWork(env),
-    enhance: readEnhanceSettings(env),
+    enhance: readEnhanceSettings(env, local),
     // The Redis backend: Upstash's REST API, or (REDIS_URL) any Redis over TCP, which needs no token
     // (lib/store/redis/client.ts picks the transport from the URL's scheme).
     upstash: env.REDIS_URL

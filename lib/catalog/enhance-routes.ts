@@ -2,7 +2,7 @@
 // `kind:rest`, the rest everything after the first colon. Unset, fast and quality run the in-process networks and
 // faces and creative have no route. Validated at start: a bad route stops the server with the variable named.
 import { ENHANCE_MODES, ENHANCE_PACKAGES, type EnhanceModeName } from "@/lib/catalog/enhance-modes";
-import { PROVIDER_ENV } from "@/lib/catalog/providers";
+import { LOCAL_ENV, PROVIDER_ENV } from "@/lib/catalog/providers";
 
 /** The route kinds an enhance chain takes, and whether this version runs them. */
 export const ENHANCE_ROUTE_KINDS = {
@@ -18,8 +18,6 @@ export type EnhanceRouteKind = keyof typeof ENHANCE_ROUTE_KINDS;
 export type NeedyKind = Exclude<EnhanceRouteKind, "onnx">;
 /** Stability's upscalers by name. */
 const STABILITY_UPSCALERS = ["fast", "conservative", "creative"];
-/** The GPU server kinds and the variable that lists their servers. */
-const SERVER_LISTS = { a1111: "A1111_URLS", comfyui: "COMFYUI_URLS" } as const;
 /** `comfyui:workflow:<name>` runs the operator's COMFYUI_WORKFLOW_ENHANCE_<NAME>; any other target is a model file. */
 export const COMFY_WORKFLOW_TARGET = "workflow:";
 /** The in-process networks an onnx route names: the mode table's packages. */
@@ -92,11 +90,16 @@ function problemOf(
     return `Stability's upscalers are ${STABILITY_UPSCALERS.join(", ")}`;
   }
   if (kind === "a1111" || kind === "comfyui") {
-    if (!hasKey(kind)) return `set ${SERVER_LISTS[kind]} to the servers to use it`;
+    if (!hasKey(kind)) return `set ${enhanceNeedOf(kind)} to the servers to use it`;
     return kind === "comfyui" ? comfyTargetProblem(target, enhanceWorkflows) : undefined;
   }
   const cloud = kind as Exclude<NeedyKind, "a1111" | "comfyui">;
-  return hasKey(cloud) ? undefined : `set ${PROVIDER_ENV[cloud].key} to use it`;
+  return hasKey(cloud) ? undefined : `set ${enhanceNeedOf(cloud)} to use it`;
+}
+
+/** The variable a route kind needs set: its GPU servers' list, or its provider's key. */
+export function enhanceNeedOf(kind: NeedyKind): string {
+  return kind === "a1111" || kind === "comfyui" ? LOCAL_ENV[kind] : PROVIDER_ENV[kind].key;
 }
 
 /** A comfyui route's target: a workflow the operator set, or an upscale model file name. */

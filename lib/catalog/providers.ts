@@ -12,5 +12,11 @@ export const PROVIDER_ENV: Record<ProviderName, { key: string; baseUrl: string }
   together: { key: "TOGETHER_API_KEY", baseUrl: "TOGETHER_BASE_URL" },
 };
 
+/** Operator-run GPU servers (ComfyUI, AUTOMATIC1111), each kind served by a pool of servers. */
+export const LOCAL_KINDS = ["comfyui", "a1111"] as const;
+export type LocalKind = (typeof LOCAL_KINDS)[number];
+/** The variable that lists each kind's servers. */
+export const LOCAL_ENV: Record<LocalKind, string> = { comfyui: "COMFYUI_URLS", a1111: "A1111_URLS" };
+
 /** A route to a real model: `provider:model-id`. */
 export type ProviderRoute = `${ProviderName}:${string}`;

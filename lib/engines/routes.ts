@@ -1,15 +1,17 @@
 // The MODEL_* parser over the catalogue's routes, kept SDK-free so config can reject a bad chain at start.
 import { MODEL_NAMES, MODELS, type ModelName } from "@/lib/catalog/models";
-import { PROVIDER_ENV, PROVIDERS, type ProviderName } from "@/lib/catalog/providers";
+import {
+  LOCAL_ENV,
+  LOCAL_KINDS,
+  type LocalKind,
+  PROVIDER_ENV,
+  PROVIDERS,
+  type ProviderName,
+} from "@/lib/catalog/providers";
 
-export { PROVIDER_ENV, PROVIDERS, type ProviderName };
+export { LOCAL_ENV, LOCAL_KINDS, type LocalKind, PROVIDER_ENV, PROVIDERS, type ProviderName };
 
 export const PREVIEW_ROUTE = "preview";
-
-/** Operator-run GPU servers: `comfyui:<workflow>` and `a1111:<checkpoint>`, each served by a pool of servers. */
-export const LOCAL_KINDS = ["comfyui", "a1111"] as const;
-export type LocalKind = (typeof LOCAL_KINDS)[number];
-export const LOCAL_ENV: Record<LocalKind, string> = { comfyui: "COMFYUI_URLS", a1111: "A1111_URLS" };
 
 /** Tried before any cloud route when a model's variable is unset and COMFYUI_URLS is set. */
 const LOCAL_DEFAULTS: Partial<Record<ModelName, string>> = {

@@ -118,10 +118,10 @@ function readWorkflows(env: LocalEnv, cwd: string, issues: LocalIssue[]) {
   for (const [variable, file] of Object.entries(env.workflowFiles)) {
     // An enhance workflow takes {{image}} where a generation workflow takes {{prompt}}; the variable says which.
     const enhance = variable.startsWith(ENHANCE_WORKFLOW_PREFIX);
-    const name = workflowNameOf(variable, enhance ? ENHANCE_WORKFLOW_PREFIX : WORKFLOW_PREFIX);
+    const prefix = enhance ? ENHANCE_WORKFLOW_PREFIX : WORKFLOW_PREFIX;
+    const name = workflowNameOf(variable, prefix);
     if (!name) {
-      const after = enhance ? ENHANCE_WORKFLOW_PREFIX : WORKFLOW_PREFIX;
-      issues.push({ variable, message: `the name after ${after} may use only A–Z, 0–9 and single _` });
+      issues.push({ variable, message: `the name after ${prefix} may use only A–Z, 0–9 and single _` });
       continue;
     }
     const text = readWorkflowFile(cwd, file, variable, issues);
