@@ -3,7 +3,7 @@
 // GPU server gets. A provider outage does not keep an instance out of rotation forever after nobody can call it.
 import type { Engines } from "@/lib/engines";
 import type { PoolDescription } from "@/lib/engines/local";
-import { EJECT_MS } from "@/lib/engines/local/pool";
+import { EJECT_MS, everyServerOut } from "@/lib/engines/local/pool";
 import type { EnhanceChainState } from "@/lib/enhance/routes/remote-chain";
 
 export type RouteState = { model: string; route: string; failing: boolean; ejected: boolean };
@@ -13,7 +13,7 @@ export function describeRouteStates(
   now = Date.now(),
 ): RouteState[] {
   const pools: PoolDescription[] = engines.describeGpuPools();
-  const allOut = new Set<string>(pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind));
+  const allOut = new Set<string>(pools.filter((p) => everyServerOut(p.servers)).map((p) => p.kind));
   return engines.describe().flatMap((m) =>
     m.routes.map((r) => {
       const poolOut = allOut.has(r.route.split(":")[0]);

@@ -7,6 +7,7 @@ import { MODELS, RATIOS } from "@/lib/catalog/models";
 import { STYLE_PRESETS } from "@/lib/catalog/styles";
 import type { Config } from "@/lib/config";
 import type { Engines } from "@/lib/engines";
+import { everyServerOut } from "@/lib/engines/local/pool";
 import type { Enhancer } from "@/lib/enhance/engine-registry";
 import type { EnhanceRoutes } from "@/lib/enhance/routes/remote-chain";
 import type { Usage } from "@/lib/quota/types";
@@ -58,7 +59,7 @@ export function buildStatus(input: StatusInput): StatusResponse {
   ];
   if (failing.length > 0) reasons.push(`Provider routes failing: ${failing.join(", ")}.`);
   const pools = input.engines.describeGpuPools();
-  const down = pools.filter((p) => p.servers.every((s) => s.health === "out")).map((p) => p.kind);
+  const down = pools.filter((p) => everyServerOut(p.servers)).map((p) => p.kind);
   if (down.length > 0) reasons.push(`No GPU server answering in the pool: ${down.join(", ")}.`);
   if (input.storageProblem) reasons.push(input.storageProblem);
   const tier = input.workTier;

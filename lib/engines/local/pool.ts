@@ -2,7 +2,7 @@
 // server that keeps failing or refuses connections.
 import { ProviderError } from "@/lib/engines/failures";
 import { sleep } from "@/lib/engines/providers/poll";
-import type { LocalKind } from "@/lib/engines/routes";
+import { LOCAL_ENV, type LocalKind } from "@/lib/engines/routes";
 import { log } from "@/lib/log";
 import { isRefused } from "./http";
 import type { SharedSlots } from "./slots";
@@ -38,6 +38,11 @@ export type ServerHealth = {
   queue: number | null;
   retry_in_s?: number;
 };
+
+/** True when no server of a pool can take work: every one is out. */
+export function everyServerOut(servers: readonly ServerHealth[]): boolean {
+  return servers.every((s) => s.health === "out");
+}
 
 export type RunContext = {
   requestId: string;
@@ -167,6 +172,11 @@ export class ServerPool {
 
   isOut(server: PoolServer): boolean {
     return server.outUntil > this.now();
+  }
+
+  /** Why this pool's routes cannot take work (every server out, naming the variable that lists them), or null. */
+  outReason(): string | null {
+    return everyServerOut(this.describe()) ? `every server of ${LOCAL_ENV[this.kind]} is out` : null;
   }
 
   describe(): ServerHealth[] {

@@ -80,7 +80,7 @@ export function createA1111EnhanceRoute(upscaler: string, deps: A1111EnhanceDeps
     },
     outReason() {
       if (ejected) return ejected;
-      return deps.pool.describe().every((s) => s.health === "out") ? "every server of A1111_URLS is out" : null;
+      return deps.pool.outReason();
     },
   };
 }

@@ -119,7 +119,7 @@ export function createComfyUiEnhanceRoute(target: string, deps: ComfyEnhanceDeps
     outReason(mode) {
       if (ejected) return ejected;
       if (mode === "faces" && facesOut) return facesOut;
-      return deps.pool.describe().every((s) => s.health === "out") ? "every server of COMFYUI_URLS is out" : null;
+      return deps.pool.outReason();
     },
   };
 }
